@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * api.c - the public API of include/ufd.h that is not an interposed libc
+ * call: nonseqfd() and the queries.
+ */
+#include "shim.h"
+
+#include "sys.h"
+#include "ufd.h"
+#include "vfd_table.h"
+
+#define NONSEQFD_ALL \
+	(NONSEQFD_CLOEXEC | NONSEQFD_CLOFORK | NONSEQFD_CLOSE | NONSEQFD_HIDE)
+
+UFD_PUBLIC int nonseqfd(int fd, int flags)
+{
+	unsigned vflags = 0;
+	int vfd;
+
+	if (flags & ~NONSEQFD_ALL)
+		return ufd_ret(-EINVAL);
+	if (flags & NONSEQFD_CLOEXEC)
+		vflags |= VFD_CLOEXEC;
+	if (flags & NONSEQFD_CLOFORK)
+		vflags |= VFD_CLOFORK;
+	if (flags & NONSEQFD_HIDE)
+		vflags |= VFD_HIDDEN;
+	vfd = vfd_create(vfd_translate(fd), vflags, VFD_AT_RANDOM, 0);
+	if (vfd < 0)
+		return ufd_ret(vfd);
+	if (flags & NONSEQFD_CLOSE)
+		ufd_close(fd);
+	return vfd;
+}
+
+/* Is real descriptor fd open?  Asks the kernel, without going through the
+ * shim's own fcntl. */
+static int real_is_open(int fd)
+{
+	return ufd_sys_fcntl(fd, F_GETFD, 0) >= 0;
+}
+
+UFD_PUBLIC int ufd_is_virtual(int fd)
+{
+	if (vfd_in_space(fd))
+		return vfd_slot(fd) ? 1 : ufd_ret(-EBADF);
+	return real_is_open(fd) ? 0 : ufd_ret(-EBADF);
+}
+
+UFD_PUBLIC int ufd_backing_fd(int fd)
+{
+	if (vfd_in_space(fd)) {
+		int real = vfd_translate(fd);
+
+		return real != fd ? real : ufd_ret(-EBADF);
+	}
+	return real_is_open(fd) ? fd : ufd_ret(-EBADF);
+}

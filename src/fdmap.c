@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fdmap.c - the descriptor map (see fdmap.h for the contract).
+ *
+ * Invariants, true whenever no mutating call is running:
+ *   - slot[i] != 0  <=>  bit i of busy[] is set;
+ *   - bit w of busy_full[] is set  <=>  busy[w] == ~0;
+ *   - bit s of seg_full[] is set   <=>  segment s exists and nbusy == 64Ki;
+ *   - bit w of seg_full_full[] is set  <=>  seg_full[w] == ~0;
+ *   - live == number of busy slots, all of them below limit;
+ *   - range <= limit, and range - live >= min(limit - live,
+ *     max(FDMAP_MIN_CHOICE, 4 * live)) after every random allocation's
+ *     widening step.
+ * A segment that does not exist is all free.
+ */
+#include "fdmap.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <sys/mman.h>
+
+#include "sys.h"
+
+#define SEG_MASK (FDMAP_SEG_SLOTS - 1)
+#define BIT(i)   (1ULL << ((i) & 63))
+
+/* Random draws tried before falling back to a scan; see fdmap_alloc_random. */
+#define RANDOM_TRIES 64
+
+/* ---- random numbers: xoshiro256**, seeded through splitmix64 ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rng_next(uint64_t s[4])
+{
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+/* Uniform in [0, n), n > 0, without modulo bias (Lemire's method). */
+static uint32_t rng_below(uint64_t s[4], uint32_t n)
+{
+	uint64_t m = (rng_next(s) >> 32) * n;
+
+	if ((uint32_t)m < n) {
+		uint32_t threshold = -n % n;
+
+		while ((uint32_t)m < threshold)
+			m = (rng_next(s) >> 32) * n;
+	}
+	return (uint32_t)(m >> 32);
+}
+
+void fdmap_reseed(struct fdmap *m, uint64_t seed)
+{
+	for (int i = 0; i < 4; i++)
+		m->rng[i] = splitmix64(&seed);
+}
+
+/* ---- bitmaps ---- */
+
+/* First clear bit >= from in v[0..nwords), or -1.  A linear scan, used only
+ * on the short summary arrays (16 and 3 words). */
+static int64_t first_zero(const uint64_t *v, uint32_t nwords, uint64_t from)
+{
+	for (uint64_t w = from >> 6; w < nwords; w++) {
+		uint64_t clear = ~v[w];
+
+		if (w == from >> 6)
+			clear &= ~0ULL << (from & 63);
+		if (clear)
+			return (int64_t)(w << 6 | __builtin_ctzll(clear));
+	}
+	return -1;
+}
+
+/*
+ * First clear bit >= from in lo[0..nlo), where bit w of hi says lo[w] is all
+ * ones.  O(1): one word of lo, a short scan of hi, one more word of lo.
+ */
+static int64_t first_zero_2level(const uint64_t *lo, const uint64_t *hi,
+				 uint32_t nlo, uint64_t from)
+{
+	uint64_t w = from >> 6, clear;
+
+	if (w >= nlo)
+		return -1;
+	clear = ~lo[w] & (~0ULL << (from & 63));
+	if (!clear) {
+		int64_t next = first_zero(hi, (nlo + 63) / 64, w + 1);
+
+		if (next < 0 || next >= nlo)
+			return -1;
+		w = (uint64_t)next;
+		clear = ~lo[w];
+	}
+	return (int64_t)(w << 6 | __builtin_ctzll(clear));
+}
+
+static void mark_busy(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
+{
+	uint32_t off = idx & SEG_MASK, w = off >> 6, s = idx >> FDMAP_SEG_SHIFT;
+
+	g->busy[w] |= BIT(off);
+	if (g->busy[w] == ~0ULL)
+		g->busy_full[w >> 6] |= BIT(w);
+	if (++g->nbusy == FDMAP_SEG_SLOTS) {
+		m->seg_full[s >> 6] |= BIT(s);
+		if (m->seg_full[s >> 6] == ~0ULL)
+			m->seg_full_full[s >> 12] |= BIT(s >> 6);
+	}
+	m->live++;
+}
+
+static void mark_free(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
+{
+	uint32_t off = idx & SEG_MASK, w = off >> 6, s = idx >> FDMAP_SEG_SHIFT;
+
+	g->busy[w] &= ~BIT(off);
+	g->busy_full[w >> 6] &= ~BIT(w);
+	g->nbusy--;
+	m->seg_full[s >> 6] &= ~BIT(s);
+	m->seg_full_full[s >> 12] &= ~BIT(s >> 6);
+	m->live--;
+}
+
+static int slot_is_busy(const struct fdmap *m, uint32_t idx)
+{
+	const struct fdmap_seg *g = m->seg[idx >> FDMAP_SEG_SHIFT];
+
+	return g && (g->busy[(idx & SEG_MASK) >> 6] & BIT(idx));
+}
+
+/* Lowest free slot >= from and < limit, or -1. */
+static int64_t find_free_from(const struct fdmap *m, uint64_t from)
+{
+	while (from < m->limit) {
+		uint32_t s = (uint32_t)(from >> FDMAP_SEG_SHIFT);
+		const struct fdmap_seg *g = m->seg[s];
+		int64_t next;
+
+		if (!g)
+			return (int64_t)from;
+		if (!(m->seg_full[s >> 6] & BIT(s))) {
+			int64_t off = first_zero_2level(g->busy, g->busy_full,
+							FDMAP_SEG_SLOTS / 64,
+							from & SEG_MASK);
+			if (off >= 0) {
+				int64_t idx = (int64_t)s << FDMAP_SEG_SHIFT | off;
+
+				return idx < m->limit ? idx : -1;
+			}
+		}
+		/* Segment s has nothing free from here on: jump to the next
+		 * segment that is not full.  The loop runs at most twice. */
+		next = first_zero_2level(m->seg_full, m->seg_full_full,
+					 FDMAP_NSEGS / 64, (uint64_t)s + 1);
+		if (next < 0)
+			return -1;
+		from = (uint64_t)next << FDMAP_SEG_SHIFT;
+	}
+	return -1;
+}
+
+/* ---- segments ---- */
+
+static struct fdmap_seg *seg_get(struct fdmap *m, uint32_t s)
+{
+	struct fdmap_seg *g = m->seg[s];
+
+	if (!g) {
+		/* Zero-filled and touched lazily: a segment costs only the
+		 * pages its busy slots fall in. */
+		void *p = ufd_sys_mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (ufd_sys_is_error((long)p))
+			return NULL;
+		g = p;
+		/* Publish only a fully formed segment to lock-free readers. */
+		__atomic_store_n(&m->seg[s], g, __ATOMIC_RELEASE);
+	}
+	return g;
+}
+
+/* Store value in free slot idx (< limit) and return idx, or -ENOMEM. */
+static int64_t take(struct fdmap *m, uint32_t idx, uint32_t value)
+{
+	struct fdmap_seg *g = seg_get(m, idx >> FDMAP_SEG_SHIFT);
+
+	if (!g)
+		return -ENOMEM;
+	__atomic_store_n(&g->slot[idx & SEG_MASK], value, __ATOMIC_RELEASE);
+	mark_busy(m, g, idx);
+	return idx;
+}
+
+/* ---- the interface ---- */
+
+int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
+{
+	if (limit == 0 || limit > FDMAP_SPACE)
+		return -EINVAL;
+	*m = (struct fdmap){ .limit = limit };
+	fdmap_reseed(m, seed);
+	return 0;
+}
+
+void fdmap_destroy(struct fdmap *m)
+{
+	for (uint32_t s = 0; s < FDMAP_NSEGS; s++)
+		if (m->seg[s])
+			ufd_sys_munmap(m->seg[s], sizeof(struct fdmap_seg));
+	*m = (struct fdmap){ 0 };
+}
+
+/*
+ * Widen the drawing range, if needed, so that at least
+ * max(FDMAP_MIN_CHOICE, 4 * live) slots in it are free (or all of [0, limit)
+ * when that is smaller).  Steps of at least 1/8 keep widening rare while
+ * holding memory near 5 slots per live descriptor.
+ */
+static void widen_range(struct fdmap *m)
+{
+	uint64_t choice = 4ULL * m->live, need;
+
+	if (choice < FDMAP_MIN_CHOICE)
+		choice = FDMAP_MIN_CHOICE;
+	need = m->live + choice;
+	if (m->range >= need || m->range == m->limit)
+		return;
+	if (need < m->range + m->range / 8ULL)
+		need = m->range + m->range / 8ULL;
+	need = (need + 63) & ~63ULL;
+	m->range = need < m->limit ? (uint32_t)need : m->limit;
+}
+
+int64_t fdmap_alloc_random(struct fdmap *m, uint32_t value)
+{
+	int64_t idx;
+
+	if (value == 0)
+		return -EINVAL;
+	if (m->live >= m->limit)
+		return -EMFILE;
+	widen_range(m);
+
+	/*
+	 * Rejection sampling is exactly uniform over the free slots in range,
+	 * and each draw hits with probability >= 4/5 while the range is not
+	 * capped by limit, so 64 misses in a row happen with probability
+	 * < 2^-148.  Only a nearly full small map (a test's limit) gets to the
+	 * scan, which takes the first free slot from a random point.
+	 */
+	for (int i = 0; i < RANDOM_TRIES; i++) {
+		uint32_t r = rng_below(m->rng, m->range);
+
+		if (!slot_is_busy(m, r))
+			return take(m, r, value);
+	}
+	idx = find_free_from(m, rng_below(m->rng, m->range));
+	if (idx < 0)
+		idx = find_free_from(m, 0);
+	if (idx < 0)
+		return -EMFILE;
+	return take(m, (uint32_t)idx, value);
+}
+
+int64_t fdmap_alloc_exact(struct fdmap *m, uint32_t idx, uint32_t value)
+{
+	if (value == 0)
+		return -EINVAL;
+	if (idx >= m->limit)
+		return -ERANGE;
+	if (slot_is_busy(m, idx))
+		return -EBUSY;
+	return take(m, idx, value);
+}
+
+int64_t fdmap_alloc_from(struct fdmap *m, uint32_t idx, uint32_t value)
+{
+	int64_t found;
+
+	if (value == 0)
+		return -EINVAL;
+	found = find_free_from(m, idx);
+	if (found < 0)
+		return -EMFILE;
+	return take(m, (uint32_t)found, value);
+}
+
+uint32_t fdmap_release(struct fdmap *m, uint32_t idx)
+{
+	struct fdmap_seg *g;
+	uint32_t old;
+
+	if (idx >= m->limit || !(g = m->seg[idx >> FDMAP_SEG_SHIFT]))
+		return 0;
+	old = __atomic_exchange_n(&g->slot[idx & SEG_MASK], 0, __ATOMIC_ACQ_REL);
+	if (old)
+		mark_free(m, g, idx);
+	return old;
+}
+
+uint32_t fdmap_replace(struct fdmap *m, uint32_t idx, uint32_t value)
+{
+	struct fdmap_seg *g;
+
+	if (value == 0 || idx >= m->limit || !slot_is_busy(m, idx))
+		return 0;
+	g = m->seg[idx >> FDMAP_SEG_SHIFT];
+	return __atomic_exchange_n(&g->slot[idx & SEG_MASK], value,
+				   __ATOMIC_ACQ_REL);
+}
+
+int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
+{
+	for (uint64_t i = idx; i < m->limit;) {
+		uint32_t s = (uint32_t)(i >> FDMAP_SEG_SHIFT);
+		const struct fdmap_seg *g = m->seg[s];
+
+		if (g && g->nbusy) {
+			for (uint32_t w = (i & SEG_MASK) >> 6;
+			     w < FDMAP_SEG_SLOTS / 64; w++) {
+				uint64_t bits = g->busy[w];
+
+				if (w == ((i & SEG_MASK) >> 6))
+					bits &= ~0ULL << (i & 63);
+				if (bits)
+					return (int64_t)s << FDMAP_SEG_SHIFT |
+					       w << 6 | __builtin_ctzll(bits);
+			}
+		}
+		i = ((uint64_t)s + 1) << FDMAP_SEG_SHIFT;
+	}
+	return -1;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.c - the generated part of the shim: from calls.def, the pointers to
+ * the real functions, their resolution, and every wrapper that only has to
+ * translate descriptor arguments.  The wrappers that do more are in
+ * shim_special.c.
+ *
+ * The cost on the hot path is the budget: a call on a real descriptor does
+ * one range test and one jump through the real function's pointer.  There
+ * is no "initialised yet?" test: each pointer starts at a stub that resolves
+ * the real function on first use, and the constructor resolves them all
+ * eagerly before main().
+ */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+
+#include "vfd_table.h"
+
+#define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
+
+/* The next definition of name after this library: libc's. */
+static void *lookup_real(const char *name, void *missing)
+{
+	void *fn = dlsym(RTLD_NEXT, name);
+
+	return fn ? fn : missing;
+}
+
+/*
+ * Per row: missing_NAME (what NAME does if libc has no such function: fail
+ * with ENOSYS, since only a program linked against ufd could call it),
+ * resolve_NAME (the stub the pointer starts at) and the pointer itself.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args)
+#define UFD_HAND(name, ret, err, params, args)                            \
+	static ret missing_##name params                                  \
+	{                                                                 \
+		errno = ENOSYS;                                           \
+		return (ret)(err);                                        \
+	}                                                                 \
+	static ret resolve_##name params;                                 \
+	ret (*ufd_real_##name) params = resolve_##name;                   \
+	static ret resolve_##name params                                  \
+	{                                                                 \
+		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
+		return UFD_REAL(name) args;                               \
+	}
+#define UFD_HANDV(name, ret, err, params, args, last, extra)              \
+	static ret missing_##name(UFD_UNPAREN params, ...)                \
+	{                                                                 \
+		errno = ENOSYS;                                           \
+		return (ret)(err);                                        \
+	}                                                                 \
+	static ret resolve_##name(UFD_UNPAREN params, ...);               \
+	ret (*ufd_real_##name)(UFD_UNPAREN params, ...) = resolve_##name; \
+	static ret resolve_##name(UFD_UNPAREN params, ...)                \
+	{                                                                 \
+		va_list ap;                                               \
+		extra x;                                                  \
+		va_start(ap, last);                                       \
+		x = va_arg(ap, extra);                                    \
+		va_end(ap);                                               \
+		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
+		return UFD_REAL(name)(UFD_UNPAREN args, x);               \
+	}
+#include "calls.def"
+#undef UFD_WRAP
+#undef UFD_HAND
+#undef UFD_HANDV
+
+#pragma GCC diagnostic pop
+
+void ufd_resolve_all(void)
+{
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args)
+#define UFD_HAND(name, ret, err, params, args)                                \
+	if (UFD_REAL(name) == resolve_##name)                                 \
+		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
+#define UFD_HANDV(name, ret, err, params, args, last, extra) \
+	UFD_HAND(name, ret, err, params, args)
+#include "calls.def"
+#undef UFD_WRAP
+#undef UFD_HAND
+#undef UFD_HANDV
+}
+
+/* The translating wrappers: each FD(x) in a row's fds becomes one line. */
+#define FD(arg) arg = vfd_translate(arg);
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_PUBLIC ret name params                  \
+	{                                           \
+		fds return UFD_REAL(name) args;     \
+	}
+#define UFD_HAND(name, ret, err, params, args)
+#define UFD_HANDV(name, ret, err, params, args, last, extra)
+#include "calls.def"
+#undef UFD_WRAP
+#undef UFD_HAND
+#undef UFD_HANDV
+#undef FD
+
+__attribute__((constructor)) static void ufd_shim_init(void)
+{
+	ufd_resolve_all();
+	vfd_init();
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim.h - what the shim's files share: the pointers to the real libc
+ * functions, declared from calls.def, and the edge helpers.
+ */
+#ifndef UFD_SHIM_H
+#define UFD_SHIM_H
+
+/*
+ * The wrappers define libc's own names with libc's own types, so the names
+ * must not be renamed under us: _FILE_OFFSET_BITS=64 would turn fcntl into
+ * fcntl64 and open into open64, and _FORTIFY_SOURCE would make read and
+ * open inline functions.  Both are undone before any header is read.
+ */
+#undef _FILE_OFFSET_BITS
+#undef _FORTIFY_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Exported entry points; everything else in the library is hidden. */
+#define UFD_PUBLIC __attribute__((visibility("default")))
+
+#define UFD_UNPAREN(...) __VA_ARGS__
+
+/* ufd_real_NAME: the next definition of NAME (libc's), with NAME's type. */
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	extern ret (*ufd_real_##name) params;
+#define UFD_HAND(name, ret, err, params, args) \
+	extern ret (*ufd_real_##name) params;
+#define UFD_HANDV(name, ret, err, params, args, last, extra) \
+	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);
+#include "calls.def"
+#undef UFD_WRAP
+#undef UFD_HAND
+#undef UFD_HANDV
+
+/* The real function behind name.  The pointers are written once per name
+ * (by its stub or the constructor) and read on every call: relaxed atomics,
+ * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
+#define UFD_REAL(name) __atomic_load_n(&ufd_real_##name, __ATOMIC_RELAXED)
+
+/* Resolve every real function now.  Idempotent; the library constructor
+ * calls it, and nothing needs it earlier (each pointer starts at a stub that
+ * resolves on first use). */
+void ufd_resolve_all(void);
+
+/* Close fd, virtual or real, as the application's close() does. */
+int ufd_close(int fd);
+
+/* Turn a real descriptor the shim just created into a new virtual one with
+ * VFD_* flags, at random.  real_fd is closed whatever the outcome.  Returns
+ * the virtual descriptor or -errno. */
+int ufd_to_virtual(int real_fd, unsigned flags);
+
+/* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
+static inline int ufd_ret(int r)
+{
+	if (r < 0) {
+		errno = -r;
+		return -1;
+	}
+	return r;
+}
+
+#endif /* UFD_SHIM_H */

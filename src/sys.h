@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sys.h - raw system calls for ufd's own work.
+ *
+ * ufd interposes the libc descriptor functions, so its own descriptor work
+ * (closing or moving a backing descriptor, mapping memory for the map) must
+ * not go through them: a call to close() from inside the library would land
+ * in ufd's own close().  glibc's syscall() is no way out either, since it is
+ * interposed too.  These inline functions trap into the kernel directly.
+ * They never touch errno (they return -errno), are async-signal-safe, and
+ * are not cancellation points.
+ */
+#ifndef UFD_SYS_H
+#define UFD_SYS_H
+
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#if defined(__x86_64__)
+
+static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,
+			    long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+#elif defined(__aarch64__)
+
+static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,
+			    long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+
+#else
+#error "ufd: raw system calls are written for x86_64 and aarch64 only"
+#endif
+
+static inline int ufd_sys_close(int fd)
+{
+	return (int)ufd_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+static inline int ufd_sys_fcntl(int fd, int cmd, long arg)
+{
+	return (int)ufd_sys6(SYS_fcntl, fd, cmd, arg, 0, 0, 0);
+}
+
+/* Returns the mapping, or a value in [-4095, -1] holding -errno. */
+static inline void *ufd_sys_mmap(void *addr, size_t len, int prot, int flags,
+				 int fd, long off)
+{
+	return (void *)ufd_sys6(SYS_mmap, (long)addr, (long)len, prot, flags, fd,
+				off);
+}
+
+static inline int ufd_sys_munmap(void *addr, size_t len)
+{
+	return (int)ufd_sys6(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
+}
+
+static inline long ufd_sys_getrandom(void *buf, size_t len, unsigned flags)
+{
+	return ufd_sys6(SYS_getrandom, (long)buf, (long)len, flags, 0, 0, 0);
+}
+
+static inline int ufd_sys_is_error(long ret)
+{
+	return (unsigned long)ret > -4096UL;
+}
+
+#endif /* UFD_SYS_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vfd_table.h - the process's virtual descriptor table.
+ *
+ * Maps each open virtual descriptor to the real kernel descriptor that backs
+ * it and to its per-descriptor flags, on top of one fdmap.  It owns the
+ * process-wide state: the lock that serialises changes, the random seed,
+ * where backing descriptors are placed, and what fork does to the table.
+ *
+ * Functions return >= 0 or -errno and never touch errno.
+ */
+#ifndef UFD_VFD_TABLE_H
+#define UFD_VFD_TABLE_H
+
+#include <stdint.h>
+
+#include "fdmap.h"
+#include "ufd.h"
+
+/* Per-descriptor flags, stored in the low bits of a slot value. */
+#define VFD_CLOEXEC 0x1U
+#define VFD_CLOFORK 0x2U
+#define VFD_HIDDEN  0x4U
+#define VFD_FLAGS   (VFD_CLOEXEC | VFD_CLOFORK | VFD_HIDDEN)
+
+/*
+ * A slot value: the backing descriptor in bits 4..31, VFD_BUSY so that the
+ * value is never 0 (even for backing descriptor 0), the flags in bits 0..2.
+ * Backing descriptors must therefore stay below 2^28, which the kernel's
+ * nr_open (2^20 by default) guarantees unless raised beyond that.
+ */
+#define VFD_BUSY       0x8U
+#define VFD_REAL_SHIFT 4
+#define VFD_REAL_MAX   ((1 << 28) - 1)
+
+/* The map of this process.  Exposed only for the inline lookups below. */
+extern struct fdmap vfd_map;
+
+/* Is fd a number in the virtual space (open or not)? */
+static inline int vfd_in_space(int fd)
+{
+	return (uint32_t)fd - FD_UNSEQ_BASE < FDMAP_SPACE;
+}
+
+/* The slot value of virtual descriptor vfd (in the space), 0 if not open. */
+static inline uint32_t vfd_slot(int vfd)
+{
+	return fdmap_get(&vfd_map, (uint32_t)vfd - FD_UNSEQ_BASE);
+}
+
+/*
+ * The descriptor to hand the kernel for fd: the backing descriptor if fd is
+ * an open virtual descriptor, else fd unchanged.  A number in the virtual
+ * space that is not open is passed on as it is, so that the kernel answers
+ * with exactly the errno it gives for any unopened descriptor (EBADF, or
+ * nothing at all for the directory descriptor of an absolute path).
+ * Lock-free and async-signal-safe.
+ */
+static inline int vfd_translate(int fd)
+{
+	uint32_t v;
+
+	if (__builtin_expect(!vfd_in_space(fd), 1))
+		return fd;
+	v = vfd_slot(fd);
+	return v ? (int)(v >> VFD_REAL_SHIFT) : fd;
+}
+
+/* Where vfd_create puts the new virtual descriptor. */
+enum vfd_where {
+	VFD_AT_RANDOM, /* uniformly random among the free ones */
+	VFD_AT_EXACT,  /* exactly at, replacing what it held (dup2) */
+	VFD_AT_LOWEST, /* the lowest free one >= at (F_DUPFD) */
+};
+
+/*
+ * Set up the table: seed (UFD_SEED or the kernel's getrandom), placement of
+ * backing descriptors, fork handlers.  Called from the library constructor;
+ * safe to call again.  Lookups need no set-up (an empty map answers "not
+ * open"); every function below that changes the table calls this first.
+ */
+void vfd_init(void);
+
+/*
+ * Create a virtual descriptor duplicating real descriptor real_fd, placed
+ * as where and at say (at is a virtual descriptor number, ignored for
+ * VFD_AT_RANDOM), with VFD_* flags.  real_fd is left as it was.
+ * Returns the new virtual descriptor, or:
+ *   -EBADF   real_fd is not open;
+ *   -EMFILE  RLIMIT_NOFILE or the virtual space is exhausted;
+ *   -ENOMEM  the map could not grow.
+ * For VFD_AT_EXACT, an open descriptor at `at` is replaced atomically (a
+ * concurrent lookup sees the old or the new file, never neither) and its
+ * backing descriptor closed after.
+ */
+int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
+
+/* Close virtual descriptor vfd.  Returns 0, -EBADF if it is not open, or
+ * the error the kernel gave closing its backing descriptor (the descriptor
+ * is gone either way, as with close(2)). */
+int vfd_close(int vfd);
+
+/* The VFD_* flags of open virtual descriptor vfd, or -EBADF. */
+int vfd_get_flags(int vfd);
+
+/* Set the flags in mask to the values in flags.  Returns 0 or -EBADF. */
+int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
+
+#endif /* UFD_VFD_TABLE_H */
