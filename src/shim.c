@@ -37,8 +37,8 @@ static void *lookup_real(const char *name, void *missing)
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 #define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_HAND(name, ret, err, params, args)
-#define UFD_HAND(name, ret, err, params, args)                            \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                            \
 	static ret missing_##name params                                  \
 	{                                                                 \
 		errno = ENOSYS;                                           \
@@ -51,7 +51,7 @@ static void *lookup_real(const char *name, void *missing)
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
 		return UFD_REAL(name) args;                               \
 	}
-#define UFD_HANDV(name, ret, err, params, args, last, extra)              \
+#define UFD_HANDV(name, ret, err, params, args, last, extra, why)              \
 	static ret missing_##name(UFD_UNPAREN params, ...)                \
 	{                                                                 \
 		errno = ENOSYS;                                           \
@@ -79,12 +79,12 @@ static void *lookup_real(const char *name, void *missing)
 void ufd_resolve_all(void)
 {
 #define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_HAND(name, ret, err, params, args)
-#define UFD_HAND(name, ret, err, params, args)                                \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                                \
 	if (UFD_REAL(name) == resolve_##name)                                 \
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
-#define UFD_HANDV(name, ret, err, params, args, last, extra) \
-	UFD_HAND(name, ret, err, params, args)
+#define UFD_HANDV(name, ret, err, params, args, last, extra, why) \
+	UFD_HAND(name, ret, err, params, args, why)
 #include "calls.def"
 #undef UFD_WRAP
 #undef UFD_HAND
@@ -98,8 +98,8 @@ void ufd_resolve_all(void)
 	{                                           \
 		fds return UFD_REAL(name) args;     \
 	}
-#define UFD_HAND(name, ret, err, params, args)
-#define UFD_HANDV(name, ret, err, params, args, last, extra)
+#define UFD_HAND(name, ret, err, params, args, why)
+#define UFD_HANDV(name, ret, err, params, args, last, extra, why)
 #include "calls.def"
 #undef UFD_WRAP
 #undef UFD_HAND

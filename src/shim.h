@@ -32,9 +32,9 @@
 /* ufd_real_NAME: the next definition of NAME (libc's), with NAME's type. */
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	extern ret (*ufd_real_##name) params;
-#define UFD_HAND(name, ret, err, params, args) \
+#define UFD_HAND(name, ret, err, params, args, why) \
 	extern ret (*ufd_real_##name) params;
-#define UFD_HANDV(name, ret, err, params, args, last, extra) \
+#define UFD_HANDV(name, ret, err, params, args, last, extra, why) \
 	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);
 #include "calls.def"
 #undef UFD_WRAP
