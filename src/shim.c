@@ -91,9 +91,14 @@ void ufd_resolve_all(void)
 #undef UFD_HANDV
 }
 
-/* The translating wrappers: each FD(x) in a row's fds becomes one line. */
+/*
+ * The translating wrappers: each FD(x) in a row's fds becomes one line.
+ * The prototype comes first for the entry points that glibc still exports
+ * but no longer declares (__fxstat and the like).
+ */
 #define FD(arg) arg = vfd_translate(arg);
 #define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_PUBLIC ret name params;                 \
 	UFD_PUBLIC ret name params                  \
 	{                                           \
 		fds return UFD_REAL(name) args;     \

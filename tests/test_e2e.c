@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: end-to-end tests of the first path through the shim:
+ * nonseqfd(), dup2(fd, FD_UNSEQ_ALLOC), exact dup2(fd, N), F_DUPFD into the
+ * virtual space, O_UNSEQFD and SOCK_UNSEQ, and read, write, close and fcntl
+ * on the descriptors they make.  Wherever a call can fail, the result and
+ * errno are compared with what the kernel gives for the same misuse of a
+ * real descriptor.
+ *
+ * This file is built twice: test_e2e_linked links libufd.so, and
+ * test_e2e_preload does not and runs under LD_PRELOAD=libufd.so, so both
+ * ways of using ufd are tested by the same code.  The preload build is
+ * also compiled without _FILE_OFFSET_BITS=64, so that between them the two
+ * builds call both open/fcntl/lseek/pread/fstat/ftruncate and their
+ * *64 twins.  The ufd API is reached
+ * through dlsym() so that the preload build needs no link against ufd.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ufd.h"
+
+static int (*api_nonseqfd)(int, int);
+static int (*api_is_virtual)(int);
+static int (*api_backing_fd)(int);
+
+static void load_api(void)
+{
+	api_nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
+	api_is_virtual = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_is_virtual");
+	api_backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
+	if (!api_nonseqfd || !api_is_virtual || !api_backing_fd) {
+		fprintf(stderr, "libufd.so is not loaded: run this test under "
+				"LD_PRELOAD=libufd.so or link it\n");
+		exit(EXIT_FAILURE);
+	}
+}
+
+static int is_vfd(int fd)
+{
+	return (unsigned)fd >= FD_UNSEQ_BASE && (unsigned)fd < FD_UNSEQ_LIMIT;
+}
+
+/* bind() and listen() are not interposed yet (they come with the full
+ * coverage of the socket calls): hand them the backing descriptor. */
+static int vfd_or_real(int fd)
+{
+	return api_backing_fd(fd);
+}
+
+/* A descriptor number certainly not open: opened, then closed. */
+static int closed_real_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(close(fd), 0);
+	return fd;
+}
+
+/* A temporary file holding text, opened read-write. */
+static int temp_file(const char *text)
+{
+	char path[] = "/tmp/ufd-e2e-XXXXXX";
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (int)strlen(text));
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	return fd;
+}
+
+/* Number of entries in /proc/self/fd: every real descriptor open. */
+static int count_real_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the directory's own descriptor */
+}
+
+/*
+ * Make the same call on a real descriptor and on a virtual one and require
+ * the same outcome: both succeed, or both fail with the same errno.
+ */
+#define ck_assert_same_as_kernel(real_call, virt_call)                         \
+	do {                                                                   \
+		long r_real_, r_virt_;                                         \
+		int e_real_, e_virt_;                                          \
+		errno = 0;                                                     \
+		r_real_ = (long)(real_call);                                   \
+		e_real_ = errno;                                               \
+		errno = 0;                                                     \
+		r_virt_ = (long)(virt_call);                                   \
+		e_virt_ = errno;                                               \
+		ck_assert_msg((r_real_ < 0) == (r_virt_ < 0) &&                \
+				      (r_real_ >= 0 || e_real_ == e_virt_),    \
+			      "%s -> %ld (%s), but %s -> %ld (%s)", #real_call, \
+			      r_real_, strerror(e_real_), #virt_call, r_virt_, \
+			      strerror(e_virt_));                              \
+	} while (0)
+
+/* ---- allocation ---- */
+
+START_TEST(alloc_random_is_virtual_and_scattered)
+{
+	int fd = temp_file("x"), prev = -1, sequential = 0;
+	int v[200];
+
+	for (int i = 0; i < 200; i++) {
+		v[i] = dup2(fd, FD_UNSEQ_ALLOC);
+		ck_assert_msg(is_vfd(v[i]), "dup2(fd, FD_UNSEQ_ALLOC) = %d", v[i]);
+		for (int j = 0; j < i; j++)
+			ck_assert_int_ne(v[i], v[j]);
+		if (prev >= 0 && (v[i] == prev + 1 || v[i] == prev - 1))
+			sequential++;
+		prev = v[i];
+	}
+	/* At least 4096 candidates each time: neighbours are rare. */
+	ck_assert_int_le(sequential, 5);
+	for (int i = 0; i < 200; i++)
+		ck_assert_int_eq(close(v[i]), 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(dup2_exact_and_replace)
+{
+	int a = temp_file("first"), b = temp_file("second");
+	int n = FD_UNSEQ_BASE + 12345, before;
+	char buf[16] = { 0 };
+
+	ck_assert_int_eq(dup2(a, n), n);
+	before = count_real_fds();
+	/* dup2 onto an open virtual descriptor replaces it, and its old
+	 * backing descriptor is closed: the count of real ones stays. */
+	ck_assert_int_eq(dup2(b, n), n);
+	ck_assert_int_eq(count_real_fds(), before);
+	ck_assert_int_eq(read(n, buf, sizeof(buf) - 1), 6);
+	ck_assert_str_eq(buf, "second");
+	/* dup2 clears close-on-exec on the new descriptor, as the kernel's. */
+	ck_assert_int_eq(fcntl(n, F_SETFD, FD_CLOEXEC), 0);
+	ck_assert_int_eq(dup2(a, n), n);
+	ck_assert_int_eq(fcntl(n, F_GETFD), 0);
+	/* dup2(x, x) returns x for an open x, for both kinds. */
+	ck_assert_int_eq(dup2(n, n), n);
+	ck_assert_int_eq(dup2(a, a), a);
+	ck_assert_int_eq(close(n), 0);
+	close(a);
+	close(b);
+}
+END_TEST
+
+START_TEST(dup3_flags)
+{
+	int fd = temp_file("x"), v;
+
+	v = dup3(fd, FD_UNSEQ_BASE + 77, O_CLOEXEC);
+	ck_assert_int_eq(v, FD_UNSEQ_BASE + 77);
+	ck_assert_int_eq(fcntl(v, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(close(v), 0);
+	v = dup3(fd, FD_UNSEQ_ALLOC, 0);
+	ck_assert(is_vfd(v));
+	ck_assert_int_eq(fcntl(v, F_GETFD), 0);
+	ck_assert_int_eq(close(v), 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(fdupfd_lowest_from_n)
+{
+	int fd = temp_file("x"), n = FD_UNSEQ_BASE + 1000;
+	int a, b, c;
+
+	a = fcntl(fd, F_DUPFD, n);
+	b = fcntl(fd, F_DUPFD, n);
+	c = fcntl(fd, F_DUPFD_CLOEXEC, n);
+	ck_assert_int_eq(a, n);
+	ck_assert_int_eq(b, n + 1);
+	ck_assert_int_eq(c, n + 2);
+	ck_assert_int_eq(fcntl(a, F_GETFD), 0);
+	ck_assert_int_eq(fcntl(c, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(close(b), 0);
+	ck_assert_int_eq(fcntl(fd, F_DUPFD, n), n + 1);
+	/* From a virtual source below FD_UNSEQ_BASE: a real descriptor. */
+	b = fcntl(a, F_DUPFD, 0);
+	ck_assert_int_ge(b, 0);
+	ck_assert(!is_vfd(b));
+	close(b);
+	close(a);
+	close(n + 1);
+	close(c);
+	close(fd);
+}
+END_TEST
+
+START_TEST(nonseqfd_flags)
+{
+	int fd = temp_file("hello"), v, w;
+	char buf[8] = { 0 };
+
+	v = api_nonseqfd(fd, NONSEQFD_CLOEXEC);
+	ck_assert(is_vfd(v));
+	ck_assert_int_eq(fcntl(v, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(api_is_virtual(v), 1);
+	ck_assert_int_eq(api_is_virtual(fd), 0);
+	ck_assert_int_ge(api_backing_fd(v), 0);
+	ck_assert(!is_vfd(api_backing_fd(v)));
+	ck_assert_int_eq(api_backing_fd(fd), fd);
+
+	/* NONSEQFD_CLOSE: the original is gone, the duplicate works. */
+	w = api_nonseqfd(v, NONSEQFD_CLOSE);
+	ck_assert(is_vfd(w));
+	ck_assert_int_eq(fcntl(w, F_GETFD), 0);
+	ck_assert_int_eq(fcntl(v, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(read(w, buf, 5), 5);
+	ck_assert_str_eq(buf, "hello");
+	ck_assert_int_eq(close(w), 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(open_and_socket_unseq)
+{
+	int fd, sv[2];
+	char buf[8] = { 0 };
+	struct stat st1, st2;
+
+	fd = open("/proc/self/exe", O_RDONLY | O_UNSEQFD | O_CLOEXEC);
+	ck_assert(is_vfd(fd));
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(read(fd, buf, 4), 4);
+	ck_assert(memcmp(buf, "\177ELF", 4) == 0);
+	ck_assert_int_eq(fstat(fd, &st1), 0);
+	ck_assert_int_eq(stat("/proc/self/exe", &st2), 0);
+	ck_assert(st1.st_ino == st2.st_ino);
+	ck_assert_int_eq(close(fd), 0);
+
+	fd = openat(AT_FDCWD, "/proc/self/exe", O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(fd));
+	ck_assert_int_eq(fcntl(fd, F_GETFD), 0);
+	ck_assert_int_eq(close(fd), 0);
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_UNSEQ, 0, sv), 0);
+	ck_assert(is_vfd(sv[0]) && is_vfd(sv[1]));
+	ck_assert_int_eq(write(sv[0], "ping", 4), 4);
+	ck_assert_int_eq(read(sv[1], buf, 4), 4);
+	ck_assert(memcmp(buf, "ping", 4) == 0);
+	close(sv[0]);
+	close(sv[1]);
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_UNSEQ | SOCK_CLOEXEC, 0);
+	ck_assert(is_vfd(fd));
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(close(fd), 0);
+}
+END_TEST
+
+START_TEST(accept4_unseq)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int lst, cli, conn;
+	char buf[4];
+
+	/* An abstract socket name: nothing to clean up on disk. */
+	snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "ufd-e2e-%d",
+		 (int)getpid());
+	lst = socket(AF_UNIX, SOCK_STREAM | SOCK_UNSEQ, 0);
+	ck_assert(is_vfd(lst));
+	ck_assert_int_eq(bind(vfd_or_real(lst), (struct sockaddr *)&addr,
+			      sizeof(addr)), 0);
+	ck_assert_int_eq(listen(vfd_or_real(lst), 1), 0);
+	cli = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert(!is_vfd(cli));
+	ck_assert_int_eq(connect(cli, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	conn = accept4(lst, NULL, NULL, SOCK_UNSEQ | SOCK_CLOEXEC);
+	ck_assert(is_vfd(conn));
+	ck_assert_int_eq(fcntl(conn, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(write(cli, "abc", 3), 3);
+	ck_assert_int_eq(read(conn, buf, 3), 3);
+	ck_assert(memcmp(buf, "abc", 3) == 0);
+	close(conn);
+	close(cli);
+	close(lst);
+}
+END_TEST
+
+/* ---- data through virtual descriptors ---- */
+
+START_TEST(read_write_pipe)
+{
+	int p[2], r, w;
+	char buf[32] = { 0 };
+
+	ck_assert_int_eq(pipe(p), 0);
+	r = dup2(p[0], FD_UNSEQ_ALLOC);
+	w = dup2(p[1], FD_UNSEQ_ALLOC);
+	ck_assert(is_vfd(r) && is_vfd(w));
+	ck_assert_int_eq(write(w, "through ufd", 11), 11);
+	ck_assert_int_eq(read(p[0], buf, sizeof(buf)), 11);
+	ck_assert_str_eq(buf, "through ufd");
+	memset(buf, 0, sizeof(buf));
+	ck_assert_int_eq(write(p[1], "and back", 8), 8);
+	ck_assert_int_eq(read(r, buf, sizeof(buf)), 8);
+	ck_assert_str_eq(buf, "and back");
+	/* The write end closed everywhere: read gives end of file. */
+	close(p[1]);
+	close(w);
+	ck_assert_int_eq(read(r, buf, sizeof(buf)), 0);
+	close(r);
+	close(p[0]);
+}
+END_TEST
+
+START_TEST(file_offsets_shared)
+{
+	int fd = temp_file("0123456789"), v = dup2(fd, FD_UNSEQ_ALLOC);
+	char buf[4] = { 0 };
+	struct stat st;
+
+	ck_assert(is_vfd(v));
+	/* A duplicate shares the open file and so the offset. */
+	ck_assert_int_eq(read(v, buf, 3), 3);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_CUR), 3);
+	ck_assert_int_eq(lseek(v, 7, SEEK_SET), 7);
+	ck_assert_int_eq(read(fd, buf, 3), 3);
+	ck_assert(memcmp(buf, "789", 3) == 0);
+	ck_assert_int_eq(pread(v, buf, 2, 1), 2);
+	ck_assert(memcmp(buf, "12", 2) == 0);
+	ck_assert_int_eq(pwrite(v, "AB", 2, 0), 2);
+	ck_assert_int_eq(pread(fd, buf, 2, 0), 2);
+	ck_assert(memcmp(buf, "AB", 2) == 0);
+	ck_assert_int_eq(ftruncate(v, 4), 0);
+	ck_assert_int_eq(fstat(v, &st), 0);
+	ck_assert_int_eq(st.st_size, 4);
+	ck_assert_int_eq(fsync(v), 0);
+	close(v);
+	close(fd);
+}
+END_TEST
+
+START_TEST(fcntl_flags_like_kernel)
+{
+	int fd = open("/dev/null", O_WRONLY | O_APPEND), v = dup2(fd, FD_UNSEQ_ALLOC);
+	int r = dup(fd);
+
+	ck_assert(is_vfd(v));
+	ck_assert_int_eq(fcntl(v, F_GETFL), fcntl(fd, F_GETFL));
+	/* F_SETFD keeps only FD_CLOEXEC, for both kinds. */
+	ck_assert_int_eq(fcntl(r, F_SETFD, 0xff), 0);
+	ck_assert_int_eq(fcntl(v, F_SETFD, 0xff), 0);
+	ck_assert_int_eq(fcntl(v, F_GETFD), fcntl(r, F_GETFD));
+	ck_assert_int_eq(fcntl(r, F_SETFD, 0xfe), 0);
+	ck_assert_int_eq(fcntl(v, F_SETFD, 0xfe), 0);
+	ck_assert_int_eq(fcntl(v, F_GETFD), fcntl(r, F_GETFD));
+	/* F_SETFL reaches the shared open file. */
+	ck_assert_int_eq(fcntl(v, F_SETFL, O_NONBLOCK), 0);
+	ck_assert(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	/* dup() of a virtual descriptor: the lowest real number free. */
+	close(r);
+	ck_assert_int_eq(dup(v), r);
+	close(r);
+	close(v);
+	close(fd);
+}
+END_TEST
+
+/* ---- misuse: the kernel's errno ---- */
+
+START_TEST(misuse_errno_matches_kernel)
+{
+	int fd = temp_file("x"), bad = closed_real_fd();
+	int v = dup2(fd, FD_UNSEQ_ALLOC), vbad = dup2(fd, FD_UNSEQ_ALLOC);
+	char c;
+
+	ck_assert_int_eq(close(vbad), 0); /* vbad: a closed virtual number */
+	ck_assert_same_as_kernel(close(bad), close(vbad));
+	ck_assert_same_as_kernel(read(bad, &c, 1), read(vbad, &c, 1));
+	ck_assert_same_as_kernel(write(bad, &c, 1), write(vbad, &c, 1));
+	ck_assert_same_as_kernel(fcntl(bad, F_GETFD), fcntl(vbad, F_GETFD));
+	ck_assert_same_as_kernel(fcntl(bad, F_SETFD, 1), fcntl(vbad, F_SETFD, 1));
+	ck_assert_same_as_kernel(fcntl(bad, F_GETFL), fcntl(vbad, F_GETFL));
+	ck_assert_same_as_kernel(dup(bad), dup(vbad));
+	ck_assert_same_as_kernel(dup2(bad, 100), dup2(vbad, FD_UNSEQ_ALLOC));
+	ck_assert_same_as_kernel(dup2(bad, bad), dup2(vbad, vbad));
+	ck_assert_same_as_kernel(dup2(fd, fd), dup2(v, v));
+	ck_assert_same_as_kernel(dup3(fd, fd, 0), dup3(v, v, 0));
+	ck_assert_same_as_kernel(dup3(fd, 100, 0x1234),
+				 dup3(fd, FD_UNSEQ_BASE + 100, 0x1234));
+	ck_assert_same_as_kernel(fcntl(bad, F_DUPFD, 10),
+				 fcntl(bad, F_DUPFD, FD_UNSEQ_BASE));
+	ck_assert_same_as_kernel(fcntl(vbad, F_DUPFD, 10),
+				 fcntl(vbad, F_DUPFD, FD_UNSEQ_BASE));
+	/* Past the virtual space: what the kernel says past RLIMIT_NOFILE. */
+	ck_assert_same_as_kernel(fcntl(fd, F_DUPFD, 1 << 25),
+				 fcntl(v, F_DUPFD, FD_UNSEQ_LIMIT));
+	ck_assert_same_as_kernel(fcntl(fd, F_DUPFD, -1), fcntl(v, F_DUPFD, -1));
+	ck_assert_same_as_kernel(dup2(fd, 1 << 25), dup2(v, FD_UNSEQ_ALLOC + 1));
+	ck_assert_same_as_kernel(close(-1), close(FD_UNSEQ_LIMIT + 5));
+	ck_assert_same_as_kernel(read(-5, &c, 1), read(INT32_MIN, &c, 1));
+	ck_assert_same_as_kernel(fcntl(fd, 0x7fff), fcntl(v, 0x7fff));
+	ck_assert_same_as_kernel(api_nonseqfd(bad, 0), api_nonseqfd(vbad, 0));
+	errno = 0;
+	ck_assert_int_eq(api_nonseqfd(fd, 0x100), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(api_is_virtual(vbad), -1);
+	ck_assert_int_eq(api_backing_fd(bad), -1);
+	close(v);
+	close(fd);
+}
+END_TEST
+
+/* ---- process state ---- */
+
+START_TEST(backing_descriptors_stay_out_of_the_way)
+{
+	int fd = temp_file("x"), first, again, v[100];
+
+	first = open("/dev/null", O_RDONLY);
+	close(first);
+	for (int i = 0; i < 100; i++)
+		v[i] = api_nonseqfd(fd, 0);
+	again = open("/dev/null", O_RDONLY);
+	ck_assert_int_eq(again, first);
+	close(again);
+	for (int i = 0; i < 100; i++)
+		close(v[i]);
+	close(fd);
+}
+END_TEST
+
+START_TEST(fork_closes_clofork_and_reseeds)
+{
+	int fd = temp_file("x"), keep, drop, p[2], parent_next, child_next;
+	pid_t pid;
+	int status;
+
+	keep = api_nonseqfd(fd, 0);
+	drop = api_nonseqfd(fd, NONSEQFD_CLOFORK);
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int ok = fcntl(keep, F_GETFD) == 0 && fcntl(drop, F_GETFD) == -1 &&
+			 errno == EBADF;
+
+		child_next = dup2(fd, FD_UNSEQ_ALLOC);
+		if (write(p[1], &child_next, sizeof(child_next)) < 0)
+			ok = 0;
+		_exit(ok ? 0 : 1);
+	}
+	parent_next = dup2(fd, FD_UNSEQ_ALLOC);
+	ck_assert_int_eq(read(p[0], &child_next, sizeof(child_next)),
+			 sizeof(child_next));
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "close-on-fork not applied in the child");
+	ck_assert_int_eq(fcntl(drop, F_GETFD), 0); /* the parent keeps it */
+	ck_assert_msg(parent_next != child_next,
+		      "parent and child allocated the same number %d", parent_next);
+	close(parent_next);
+	close(keep);
+	close(drop);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+END_TEST
+
+/* ---- threads ---- */
+
+struct churn {
+	int src;	/* descriptor to duplicate */
+	int stable;	/* a virtual descriptor that must stay valid */
+	int rounds;
+	int errors;
+};
+
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+
+	for (int i = 0; i < c->rounds; i++) {
+		int v = i % 3 ? dup2(c->src, FD_UNSEQ_ALLOC)
+			      : fcntl(c->src, F_DUPFD, FD_UNSEQ_BASE + 4096);
+
+		if (!is_vfd(v) || fcntl(v, F_GETFD) != 0 ||
+		    fcntl(c->stable, F_GETFD) != FD_CLOEXEC || close(v) != 0)
+			c->errors++;
+	}
+	return NULL;
+}
+
+START_TEST(threads_create_and_close)
+{
+	int fd = temp_file("x"), stable = api_nonseqfd(fd, NONSEQFD_CLOEXEC);
+	int before = count_real_fds();
+	struct churn c[2] = { { fd, stable, 3000, 0 }, { fd, stable, 3000, 0 } };
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, churn_thread, &c[i]), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(c[0].errors + c[1].errors, 0);
+	/* Every backing descriptor made was closed again. */
+	ck_assert_int_eq(count_real_fds(), before);
+	close(stable);
+	close(fd);
+}
+END_TEST
+
+static Suite *e2e_suite(void)
+{
+	Suite *s = suite_create("e2e");
+	TCase *alloc = tcase_create("alloc"), *data = tcase_create("data");
+	TCase *misuse = tcase_create("misuse"), *proc = tcase_create("process");
+	TCase *threads = tcase_create("threads");
+
+	tcase_add_test(alloc, alloc_random_is_virtual_and_scattered);
+	tcase_add_test(alloc, dup2_exact_and_replace);
+	tcase_add_test(alloc, dup3_flags);
+	tcase_add_test(alloc, fdupfd_lowest_from_n);
+	tcase_add_test(alloc, nonseqfd_flags);
+	tcase_add_test(alloc, open_and_socket_unseq);
+	tcase_add_test(alloc, accept4_unseq);
+	tcase_add_test(data, read_write_pipe);
+	tcase_add_test(data, file_offsets_shared);
+	tcase_add_test(data, fcntl_flags_like_kernel);
+	tcase_add_test(misuse, misuse_errno_matches_kernel);
+	tcase_add_test(proc, backing_descriptors_stay_out_of_the_way);
+	tcase_add_test(proc, fork_closes_clofork_and_reseeds);
+	tcase_add_test(threads, threads_create_and_close);
+	tcase_set_timeout(threads, 60);
+	suite_add_tcase(s, threads);
+	suite_add_tcase(s, alloc);
+	suite_add_tcase(s, data);
+	suite_add_tcase(s, misuse);
+	suite_add_tcase(s, proc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(e2e_suite());
+	int failed;
+
+	load_api();
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
