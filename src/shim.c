@@ -32,6 +32,9 @@ static void *lookup_real(const char *name, void *missing)
  * Per row: missing_NAME (what NAME does if libc has no such function: fail
  * with ENOSYS, since only a program linked against ufd could call it),
  * resolve_NAME (the stub the pointer starts at) and the pointer itself.
+ * A variadic stub passes on six optional arguments, read whether or not the
+ * caller gave them (as glibc's own wrappers read theirs); the real function
+ * reads only those its call needs.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -62,12 +65,14 @@ static void *lookup_real(const char *name, void *missing)
 	static ret resolve_##name(UFD_UNPAREN params, ...)                \
 	{                                                                 \
 		va_list ap;                                               \
-		extra x;                                                  \
+		extra x[6];                                               \
 		va_start(ap, last);                                       \
-		x = va_arg(ap, extra);                                    \
+		for (int i = 0; i < 6; i++)                               \
+			x[i] = va_arg(ap, extra);                         \
 		va_end(ap);                                               \
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
-		return UFD_REAL(name)(UFD_UNPAREN args, x);               \
+		return UFD_REAL(name)(UFD_UNPAREN args, x[0], x[1], x[2], \
+				      x[3], x[4], x[5]);                  \
 	}
 #include "calls.def"
 #undef UFD_WRAP
@@ -97,6 +102,9 @@ void ufd_resolve_all(void)
  * but no longer declares (__fxstat and the like).
  */
 #define FD(arg) arg = vfd_translate(arg);
+#define PATH(arg)                           \
+	char arg##_buf[ufd_path_size(arg)]; \
+	arg = ufd_path(arg, arg##_buf, sizeof(arg##_buf));
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_PUBLIC ret name params;                 \
 	UFD_PUBLIC ret name params                  \
@@ -110,6 +118,7 @@ void ufd_resolve_all(void)
 #undef UFD_HAND
 #undef UFD_HANDV
 #undef FD
+#undef PATH
 
 __attribute__((constructor)) static void ufd_shim_init(void)
 {

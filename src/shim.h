@@ -17,11 +17,35 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/fanotify.h>
+#include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/timerfd.h>
 #include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/xattr.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* Exported entry points; everything else in the library is hidden. */
@@ -29,13 +53,20 @@
 
 #define UFD_UNPAREN(...) __VA_ARGS__
 
-/* ufd_real_NAME: the next definition of NAME (libc's), with NAME's type. */
+/*
+ * ufd_real_NAME: the next definition of NAME (libc's), with NAME's type.
+ * The hand-written wrappers are declared here too, so that a row whose type
+ * disagrees with glibc's declaration fails to compile (and the ones glibc
+ * no longer declares, such as the fortify entry points, have a prototype).
+ */
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	extern ret (*ufd_real_##name) params;
 #define UFD_HAND(name, ret, err, params, args, why) \
-	extern ret (*ufd_real_##name) params;
+	extern ret (*ufd_real_##name) params;       \
+	UFD_PUBLIC ret name params;
 #define UFD_HANDV(name, ret, err, params, args, last, extra, why) \
-	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);
+	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);   \
+	UFD_PUBLIC ret name(UFD_UNPAREN params, ...);
 #include "calls.def"
 #undef UFD_WRAP
 #undef UFD_HAND
@@ -50,6 +81,17 @@
  * calls it, and nothing needs it earlier (each pointer starts at a stub that
  * resolves on first use). */
 void ufd_resolve_all(void);
+
+/*
+ * Paths naming a descriptor (PATH rows, and open): ufd_path_size(path) is
+ * 1 if path needs no rewriting, else room for the rewritten path;
+ * ufd_path(path, buf, size) returns path itself or its rewritten form in
+ * buf (of that size).  /dev/fd/N, /proc/self/fd/N,
+ * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, for an open virtual N,
+ * are rewritten to name N's backing descriptor instead.
+ */
+size_t ufd_path_size(const char *path);
+const char *ufd_path(const char *path, char *buf, size_t size);
 
 /* Close fd, virtual or real, as the application's close() does. */
 int ufd_close(int fd);

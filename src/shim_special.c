@@ -10,7 +10,9 @@
  */
 #include "shim.h"
 
+#include <linux/fs.h>
 #include <stdarg.h>
+#include <string.h>
 
 #include "sys.h"
 #include "vfd_table.h"
@@ -41,28 +43,38 @@ int ufd_to_virtual(int real_fd, unsigned flags)
 /* ---- open ---- */
 
 /*
- * open/openat with O_UNSEQFD: open for real, then move the descriptor into
- * the virtual space.  The temporary real descriptor is opened close-on-exec
- * so that a concurrent fork+exec in another thread cannot inherit it.
+ * O_UNSEQFD: the kernel opens the file as usual (the bit stripped, and
+ * close-on-exec added so that a concurrent fork+exec in another thread
+ * cannot inherit the temporary descriptor), then the descriptor moves into
+ * the virtual space.
  */
-static int open_virtual(int dirfd, const char *path, int flags, mode_t mode)
+static int open_flags(int flags)
 {
-	int fd = UFD_REAL(openat)(dirfd, path, (flags & ~O_UNSEQFD) | O_CLOEXEC,
-				  mode);
+	return flags & O_UNSEQFD ? (flags & ~O_UNSEQFD) | O_CLOEXEC : flags;
+}
 
-	if (fd < 0)
-		return -1;
+static int open_result(int fd, int flags)
+{
+	if (fd < 0 || !(flags & O_UNSEQFD))
+		return fd;
 	return ufd_ret(ufd_to_virtual(fd, flags & O_CLOEXEC ? VFD_CLOEXEC : 0));
 }
+
+/* The body of every open wrapper: rewrite a /dev/fd path, call the real
+ * function with args, move the result if O_UNSEQFD asked for it. */
+#define OPEN_BODY(name, path, flags, ...)                                    \
+	do {                                                                 \
+		char path_buf_[ufd_path_size(path)];                         \
+		path = ufd_path(path, path_buf_, sizeof(path_buf_));         \
+		return open_result(UFD_REAL(name)(__VA_ARGS__), flags);      \
+	} while (0)
 
 UFD_PUBLIC int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
 	OPEN_MODE(mode, flags);
-	if (flags & O_UNSEQFD)
-		return open_virtual(AT_FDCWD, path, flags, mode);
-	return UFD_REAL(open)(path, flags, mode);
+	OPEN_BODY(open, path, flags, path, open_flags(flags), mode);
 }
 
 UFD_PUBLIC int open64(const char *path, int flags, ...)
@@ -70,9 +82,7 @@ UFD_PUBLIC int open64(const char *path, int flags, ...)
 	mode_t mode = 0;
 
 	OPEN_MODE(mode, flags);
-	if (flags & O_UNSEQFD)
-		return open_virtual(AT_FDCWD, path, flags, mode);
-	return UFD_REAL(open64)(path, flags, mode);
+	OPEN_BODY(open64, path, flags, path, open_flags(flags), mode);
 }
 
 UFD_PUBLIC int openat(int dirfd, const char *path, int flags, ...)
@@ -81,9 +91,7 @@ UFD_PUBLIC int openat(int dirfd, const char *path, int flags, ...)
 
 	OPEN_MODE(mode, flags);
 	dirfd = vfd_translate(dirfd);
-	if (flags & O_UNSEQFD)
-		return open_virtual(dirfd, path, flags, mode);
-	return UFD_REAL(openat)(dirfd, path, flags, mode);
+	OPEN_BODY(openat, path, flags, dirfd, path, open_flags(flags), mode);
 }
 
 UFD_PUBLIC int openat64(int dirfd, const char *path, int flags, ...)
@@ -92,9 +100,30 @@ UFD_PUBLIC int openat64(int dirfd, const char *path, int flags, ...)
 
 	OPEN_MODE(mode, flags);
 	dirfd = vfd_translate(dirfd);
-	if (flags & O_UNSEQFD)
-		return open_virtual(dirfd, path, flags, mode);
-	return UFD_REAL(openat64)(dirfd, path, flags, mode);
+	OPEN_BODY(openat64, path, flags, dirfd, path, open_flags(flags), mode);
+}
+
+/* The fortify entry points: open() without a mode argument. */
+UFD_PUBLIC int __open_2(const char *path, int flags)
+{
+	OPEN_BODY(__open_2, path, flags, path, open_flags(flags));
+}
+
+UFD_PUBLIC int __open64_2(const char *path, int flags)
+{
+	OPEN_BODY(__open64_2, path, flags, path, open_flags(flags));
+}
+
+UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
+{
+	dirfd = vfd_translate(dirfd);
+	OPEN_BODY(__openat_2, path, flags, dirfd, path, open_flags(flags));
+}
+
+UFD_PUBLIC int __openat64_2(int dirfd, const char *path, int flags)
+{
+	dirfd = vfd_translate(dirfd);
+	OPEN_BODY(__openat64_2, path, flags, dirfd, path, open_flags(flags));
 }
 
 /* ---- sockets ---- */
@@ -141,7 +170,7 @@ UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
 	return 0;
 }
 
-UFD_PUBLIC int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 {
 	int conn;
 
@@ -276,4 +305,463 @@ int ufd_close(int fd)
 UFD_PUBLIC int close(int fd)
 {
 	return ufd_close(fd);
+}
+
+UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
+{
+	return ufd_ret(vfd_close_range(first, last, (unsigned)flags));
+}
+
+/*
+ * glibc's closefrom is close_range(lowfd, ~0U, 0) with a fallback through
+ * /proc/self/fd for kernels without close_range, which would close backing
+ * descriptors too; ufd needs close_range (Linux 5.9), and like glibc it
+ * aborts rather than leave a descriptor open that the caller wanted closed.
+ */
+UFD_PUBLIC void closefrom(int lowfd)
+{
+	int r = vfd_close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0);
+
+	if (r < 0) {
+		static const char msg[] = "ufd: closefrom: close_range failed\n";
+
+		ufd_sys6(SYS_write, 2, (long)msg, sizeof(msg) - 1, 0, 0, 0);
+		abort();
+	}
+}
+
+/* ---- descriptors inside other calls' arguments ---- */
+
+UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	int real = vfd_translate(fd);
+	int r = UFD_REAL(signalfd)(real, mask, flags);
+
+	/* Given an existing descriptor, signalfd returns it: the virtual one
+	 * the caller named, not its backing descriptor. */
+	return r >= 0 && real != fd && r == real ? fd : r;
+}
+
+UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	fd = vfd_translate(fd);
+	if (request == FICLONE) {
+		arg = (void *)(long)vfd_translate((int)(long)arg);
+	} else if (request == FICLONERANGE && arg) {
+		struct file_clone_range range = *(struct file_clone_range *)arg;
+
+		range.src_fd = vfd_translate((int)range.src_fd);
+		return UFD_REAL(ioctl)(fd, request, &range);
+	}
+	return UFD_REAL(ioctl)(fd, request, arg);
+}
+
+/* Does msg carry SCM_RIGHTS descriptors of which one is virtual? */
+static int has_virtual_rights(const struct msghdr *msg)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		const int *fds = (const int *)CMSG_DATA(c);
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (vfd_in_space(fds[i]))
+				return 1;
+	}
+	return 0;
+}
+
+/* The kernel refuses control data past net.core.optmem_max (20 KiB by
+ * default), so a copy on the stack up to this size covers every message it
+ * would accept; larger ones go to the kernel as they are, to be refused. */
+#define CONTROL_COPY_MAX 65536
+
+UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	fd = vfd_translate(fd);
+	if (!msg || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr) ||
+	    msg->msg_controllen > CONTROL_COPY_MAX || !has_virtual_rights(msg))
+		return UFD_REAL(sendmsg)(fd, msg, flags);
+
+	/* Translate in a copy: the caller's message is const. */
+	union {
+		struct cmsghdr align;
+		char bytes[msg->msg_controllen];
+	} control;
+	struct msghdr copy = *msg;
+	struct cmsghdr *c;
+
+	memcpy(control.bytes, msg->msg_control, msg->msg_controllen);
+	copy.msg_control = control.bytes;
+	for (c = CMSG_FIRSTHDR(&copy); c; c = CMSG_NXTHDR(&copy, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			fds[i] = vfd_translate(fds[i]);
+	}
+	return UFD_REAL(sendmsg)(fd, &copy, flags);
+}
+
+/*
+ * sendmmsg with virtual SCM_RIGHTS descriptors: one sendmsg per message,
+ * with sendmmsg's own result rules (the count sent, or -1 if the first
+ * message failed).
+ */
+UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
+{
+	unsigned int i;
+
+	for (i = 0; vec && i < n; i++)
+		if (vec[i].msg_hdr.msg_control &&
+		    vec[i].msg_hdr.msg_controllen >= sizeof(struct cmsghdr) &&
+		    has_virtual_rights(&vec[i].msg_hdr))
+			break;
+	if (!vec || i == n)
+		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
+	for (i = 0; i < n; i++) {
+		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
+
+		if (r < 0)
+			return i ? (int)i : -1;
+		vec[i].msg_len = (unsigned int)r;
+	}
+	return (int)n;
+}
+
+/* ---- poll, select ---- */
+
+/* Entries translated on the stack; larger arrays get a private mapping
+ * (no malloc: poll is async-signal-safe). */
+#define POLL_STACK 64
+
+/*
+ * A copy of fds with the virtual descriptors translated, in stack (room for
+ * POLL_STACK) or a new mapping (*mapped set to its length), or fds itself
+ * when no entry is virtual.  Entries naming a closed virtual number keep it,
+ * so that the kernel answers POLLNVAL for them as for any closed
+ * descriptor.  NULL if the mapping fails.
+ */
+static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
+				     struct pollfd *stack, size_t *mapped)
+{
+	struct pollfd *copy = stack;
+	nfds_t i;
+
+	*mapped = 0;
+	/* Past the kernel's default nr_open the call is an EINVAL for the
+	 * kernel to give; the array may not even be that long. */
+	if (!fds || n > (1U << 20))
+		return fds;
+	for (i = 0; i < n && !vfd_in_space(fds[i].fd); i++)
+		;
+	if (i == n)
+		return fds;
+	if (n > POLL_STACK) {
+		*mapped = n * sizeof(*fds);
+		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ufd_sys_is_error((long)copy))
+			return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		copy[i] = fds[i];
+		copy[i].fd = vfd_translate(fds[i].fd);
+	}
+	return copy;
+}
+
+/* Give the caller the revents of the copy, and free the copy. */
+static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
+		       size_t mapped, int ret)
+{
+	int saved = errno;
+
+	if (copy != fds) {
+		for (nfds_t i = 0; ret >= 0 && i < n; i++)
+			fds[i].revents = copy[i].revents;
+		if (mapped)
+			ufd_sys_munmap(copy, mapped);
+	}
+	errno = saved;
+	return ret;
+}
+
+/* The body of the four poll wrappers: translate, call name with args in
+ * which the array is `copy`, hand back revents. */
+#define POLL_BODY(name, fds, n, ...)                                          \
+	do {                                                                  \
+		struct pollfd stack_[POLL_STACK], *copy;                       \
+		size_t mapped_;                                                \
+		copy = poll_translate(fds, n, stack_, &mapped_);               \
+		if (!copy)                                                     \
+			return ufd_ret(-ENOMEM);                               \
+		return poll_finish(fds, copy, n, mapped_,                      \
+				   UFD_REAL(name)(__VA_ARGS__));               \
+	} while (0)
+
+UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	POLL_BODY(poll, fds, n, copy, n, timeout);
+}
+
+UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+		     const sigset_t *mask)
+{
+	POLL_BODY(ppoll, fds, n, copy, n, timeout, mask);
+}
+
+UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	POLL_BODY(__poll_chk, fds, n, copy, n, timeout, fdslen);
+}
+
+UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
+			   const struct timespec *timeout, const sigset_t *mask,
+			   size_t fdslen)
+{
+	POLL_BODY(__ppoll_chk, fds, n, copy, n, timeout, mask, fdslen);
+}
+
+/*
+ * An fd_set holds FD_SETSIZE descriptors, so a virtual one cannot be in it:
+ * FD_SET of it has already written past the set (glibc's fortified FD_SET
+ * aborts instead).  select() with nfds reaching the virtual space fails
+ * with EBADF, what the kernel says of a set naming a closed descriptor,
+ * rather than having the kernel read and write that far past the sets.
+ */
+static int select_reaches_virtual(int nfds)
+{
+	return nfds > (int)FD_UNSEQ_BASE;
+}
+
+UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		      struct timeval *timeout)
+{
+	if (select_reaches_virtual(nfds))
+		return ufd_ret(-EBADF);
+	return UFD_REAL(select)(nfds, r, w, e, timeout);
+}
+
+UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		       const struct timespec *timeout, const sigset_t *mask)
+{
+	if (select_reaches_virtual(nfds))
+		return ufd_ret(-EBADF);
+	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
+}
+
+/* ---- stdio and directory streams ----
+ *
+ * glibc's streams call read, write, lseek and close through internal
+ * aliases that no interposer sees, so a stream made on a virtual descriptor
+ * is made on its backing descriptor instead.  fileno and dirfd map the
+ * backing descriptor back to the virtual one, and fclose and closedir drop
+ * the virtual descriptor before glibc closes the backing one.
+ */
+
+UFD_PUBLIC FILE *fdopen(int fd, const char *mode)
+{
+	FILE *fp = UFD_REAL(fdopen)(vfd_translate(fd), mode);
+
+	/* glibc applies mode "e" to the backing descriptor's kernel flag;
+	 * close-on-exec of a virtual descriptor is ufd's flag. */
+	if (fp && vfd_in_space(fd) && mode && strchr(mode, 'e'))
+		vfd_set_flags(fd, VFD_CLOEXEC, VFD_CLOEXEC);
+	return fp;
+}
+
+/* The virtual descriptor real_fd backs, or real_fd. */
+static int owner_or_self(int real_fd)
+{
+	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
+
+	return vfd >= 0 ? vfd : real_fd;
+}
+
+UFD_PUBLIC int fileno(FILE *fp)
+{
+	return owner_or_self(UFD_REAL(fileno)(fp));
+}
+
+UFD_PUBLIC int fileno_unlocked(FILE *fp)
+{
+	return owner_or_self(UFD_REAL(fileno_unlocked)(fp));
+}
+
+/* Drop the virtual descriptor that real_fd backs, if any, keeping errno. */
+static void forget_owner(int real_fd)
+{
+	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
+
+	if (vfd >= 0)
+		vfd_forget(vfd);
+}
+
+UFD_PUBLIC int fclose(FILE *fp)
+{
+	int saved = errno;
+
+	/* fileno fails (EBADF) for streams with no descriptor. */
+	forget_owner(UFD_REAL(fileno)(fp));
+	errno = saved;
+	return UFD_REAL(fclose)(fp);
+}
+
+UFD_PUBLIC DIR *fdopendir(int fd)
+{
+	return UFD_REAL(fdopendir)(vfd_translate(fd));
+}
+
+UFD_PUBLIC int dirfd(DIR *dir)
+{
+	return owner_or_self(UFD_REAL(dirfd)(dir));
+}
+
+UFD_PUBLIC int closedir(DIR *dir)
+{
+	int saved = errno;
+
+	/* glibc answers closedir(NULL) with EINVAL, but declares dir nonnull:
+	 * hide the pointer from the optimiser so the NULL test stays. */
+	__asm__("" : "+r"(dir));
+	if (dir)
+		forget_owner(UFD_REAL(dirfd)(dir));
+	errno = saved;
+	return UFD_REAL(closedir)(dir);
+}
+
+/* ---- raw system calls ---- */
+
+#define A(i) (1U << (i)) /* argument i (from 0) is a descriptor */
+
+/*
+ * Which arguments of a system call are descriptors.  The calls that do
+ * more than translate (close, dup2, fcntl, poll, sendmsg, ...) are routed
+ * to their wrappers by ufd_syscall instead.  Numbers not listed pass
+ * through unchanged.
+ */
+static unsigned syscall_fd_args(long number)
+{
+	switch (number) {
+	case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
+	case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
+	case SYS_preadv2: case SYS_pwritev2: case SYS_lseek: case SYS_fstat:
+	case SYS_fstatfs: case SYS_fsync: case SYS_fdatasync: case SYS_syncfs:
+	case SYS_ftruncate: case SYS_fallocate: case SYS_fadvise64:
+	case SYS_readahead: case SYS_flock: case SYS_fchmod: case SYS_fchown:
+	case SYS_fchdir: case SYS_getdents64: case SYS_sendto: case SYS_recvfrom:
+	case SYS_recvmsg: case SYS_recvmmsg: case SYS_bind: case SYS_connect:
+	case SYS_listen: case SYS_accept: case SYS_accept4: case SYS_shutdown:
+	case SYS_getsockname: case SYS_getpeername: case SYS_getsockopt:
+	case SYS_setsockopt: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+	case SYS_inotify_add_watch: case SYS_inotify_rm_watch:
+	case SYS_timerfd_settime: case SYS_timerfd_gettime: case SYS_fgetxattr:
+	case SYS_fsetxattr: case SYS_flistxattr: case SYS_fremovexattr:
+	case SYS_sync_file_range: case SYS_vmsplice: case SYS_pidfd_send_signal:
+	case SYS_pidfd_getfd: case SYS_setns: case SYS_dup:
+	/* the *at calls: the directory descriptor first */
+	case SYS_mkdirat: case SYS_mknodat: case SYS_fchownat: case SYS_newfstatat:
+	case SYS_unlinkat: case SYS_readlinkat: case SYS_fchmodat:
+	case SYS_faccessat: case SYS_faccessat2: case SYS_utimensat: case SYS_statx:
+	case SYS_name_to_handle_at: case SYS_open_by_handle_at: case SYS_execveat:
+	case SYS_openat2:
+#ifdef SYS_getdents
+	case SYS_getdents:
+#endif
+#ifdef SYS_epoll_wait
+	case SYS_epoll_wait:
+#endif
+#ifdef SYS_futimesat
+	case SYS_futimesat:
+#endif
+		return A(0);
+	case SYS_symlinkat:
+		return A(1);
+	case SYS_mmap:
+		return A(4);
+	case SYS_sendfile: case SYS_tee:
+		return A(0) | A(1);
+	case SYS_splice: case SYS_copy_file_range: case SYS_epoll_ctl:
+	case SYS_renameat2: case SYS_linkat:
+#ifdef SYS_renameat
+	case SYS_renameat:
+#endif
+		return A(0) | A(2);
+	case SYS_fanotify_mark:
+		return A(0) | A(3);
+	}
+	return 0;
+}
+
+UFD_PUBLIC long syscall(long number, ...)
+{
+	va_list ap;
+	long a[6];
+	unsigned fds;
+
+	va_start(ap, number);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+
+	switch (number) {
+	case SYS_close:
+		return close((int)a[0]);
+	case SYS_close_range:
+		return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
+	case SYS_dup3:
+		return dup3((int)a[0], (int)a[1], (int)a[2]);
+#ifdef SYS_dup2
+	case SYS_dup2:
+		return dup2((int)a[0], (int)a[1]);
+#endif
+	case SYS_fcntl:
+		return fcntl((int)a[0], (int)a[1], a[2]);
+	case SYS_ioctl:
+		return ioctl((int)a[0], (unsigned long)a[1], a[2]);
+	case SYS_openat:
+		return openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
+#ifdef SYS_open
+	case SYS_open:
+		return open((const char *)a[0], (int)a[1], (mode_t)a[2]);
+#endif
+	case SYS_signalfd4: {
+		/* As signalfd(): the virtual descriptor given comes back. */
+		int fd = (int)a[0], real = vfd_translate(fd);
+		long r = UFD_REAL(syscall)(number, (long)real, a[1], a[2], a[3]);
+
+		return r >= 0 && real != fd && r == real ? fd : r;
+	}
+	case SYS_sendmsg:
+		return sendmsg((int)a[0], (const struct msghdr *)a[1], (int)a[2]);
+	case SYS_sendmmsg:
+		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2],
+				(int)a[3]);
+	case SYS_ppoll:
+		return ppoll((struct pollfd *)a[0], (nfds_t)a[1],
+			     (const struct timespec *)a[2], (const sigset_t *)a[3]);
+#ifdef SYS_poll
+	case SYS_poll:
+		return poll((struct pollfd *)a[0], (nfds_t)a[1], (int)a[2]);
+#endif
+	}
+	fds = syscall_fd_args(number);
+	for (int i = 0; fds; i++, fds >>= 1)
+		if (fds & 1)
+			a[i] = vfd_translate((int)a[i]);
+	return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

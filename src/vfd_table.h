@@ -36,6 +36,14 @@
 /* The map of this process.  Exposed only for the inline lookups below. */
 extern struct fdmap vfd_map;
 
+/*
+ * The reverse map: slot r holds (virtual descriptor - FD_UNSEQ_BASE + 1)
+ * when real descriptor r backs that virtual descriptor, 0 otherwise.  The
+ * same data structure as vfd_map, used only for exact slots, so it costs
+ * only the pages that backing descriptors fall in.
+ */
+extern struct fdmap vfd_backing_map;
+
 /* Is fd a number in the virtual space (open or not)? */
 static inline int vfd_in_space(int fd)
 {
@@ -99,6 +107,38 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
  * the error the kernel gave closing its backing descriptor (the descriptor
  * is gone either way, as with close(2)). */
 int vfd_close(int vfd);
+
+/*
+ * The virtual descriptor that real descriptor real_fd backs, or -1 if it
+ * backs none.  Lock-free.  stdio and dirent streams made on a virtual
+ * descriptor hold its backing descriptor; this maps it back.
+ */
+static inline int vfd_owner(int real_fd)
+{
+	uint32_t v = (uint32_t)real_fd < FD_UNSEQ_BASE
+			     ? fdmap_get(&vfd_backing_map, (uint32_t)real_fd)
+			     : 0;
+
+	return v ? (int)(FD_UNSEQ_BASE + v - 1) : -1;
+}
+
+/*
+ * Drop virtual descriptor vfd from the table without closing its backing
+ * descriptor, and return that backing descriptor (or -EBADF).  For fclose()
+ * and closedir() on a stream made with fdopen()/fdopendir() on vfd: glibc
+ * closes the backing descriptor itself.
+ */
+int vfd_forget(int vfd);
+
+/*
+ * close_range(2) over both spaces: the virtual descriptors in
+ * [first, last] are closed (or marked close-on-exec with
+ * CLOSE_RANGE_CLOEXEC), and the real ones by the kernel, except the
+ * backing descriptors, which the application never sees.  Returns 0 or
+ * -errno, with the kernel's checks (EINVAL for unknown flags or
+ * first > last).
+ */
+int vfd_close_range(unsigned first, unsigned last, unsigned flags);
 
 /* The VFD_* flags of open virtual descriptor vfd, or -EBADF. */
 int vfd_get_flags(int vfd);
