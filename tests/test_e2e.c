@@ -26,7 +26,12 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/close_range.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -489,6 +494,264 @@ START_TEST(fork_closes_clofork_and_reseeds)
 }
 END_TEST
 
+/* ---- sets of descriptors, descriptors inside messages ---- */
+
+/* Raise the soft RLIMIT_NOFILE to at least want; 0 if the hard limit is
+ * too low for that. */
+static int raise_nofile(rlim_t want)
+{
+	struct rlimit rl;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_cur >= want)
+		return 1;
+	if (rl.rlim_max < want)
+		return 0;
+	rl.rlim_cur = want;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+START_TEST(epoll_thousand_virtual_sockets)
+{
+	enum { PAIRS = 500 };
+	int sv[PAIRS][2], ep, got = 0;
+	struct epoll_event ev, out[64];
+
+	if (!raise_nofile(4 * PAIRS + 64)) {
+		fprintf(stderr, "epoll_thousand_virtual_sockets: skipped: "
+				"RLIMIT_NOFILE hard limit below %d\n", 4 * PAIRS + 64);
+		return;
+	}
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ck_assert_int_ge(ep, 0);
+	for (int i = 0; i < PAIRS; i++) {
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_UNSEQ, 0,
+					    sv[i]), 0);
+		ck_assert(is_vfd(sv[i][0]) && is_vfd(sv[i][1]));
+		/* The caller's data comes back untouched: here, the index. */
+		ev = (struct epoll_event){ .events = EPOLLIN, .data.u64 = (uint64_t)i };
+		ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, sv[i][1], &ev), 0);
+		ev.data.u64 = PAIRS + (uint64_t)i;
+		ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, sv[i][0], &ev), 0);
+	}
+	ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, sv[0][1], &ev), -1);
+	ck_assert_int_eq(errno, EEXIST);
+	/* Every third pair gets a byte; exactly those ends become readable. */
+	for (int i = 0; i < PAIRS; i += 3)
+		ck_assert_int_eq(write(sv[i][0], "x", 1), 1);
+	for (int round = 0; round < 100 && got < (PAIRS + 2) / 3; round++) {
+		int n = epoll_wait(ep, out, 64, 1000);
+
+		ck_assert_int_ge(n, 0);
+		for (int k = 0; k < n; k++) {
+			uint64_t i = out[k].data.u64;
+			char c;
+
+			ck_assert_msg(i < PAIRS && i % 3 == 0, "event for %llu",
+				      (unsigned long long)i);
+			ck_assert_int_eq(read(sv[i][1], &c, 1), 1);
+			got++;
+		}
+	}
+	ck_assert_int_eq(got, (PAIRS + 2) / 3);
+	ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_DEL, sv[1][1], NULL), 0);
+	ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_DEL, sv[1][1], NULL), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	for (int i = 0; i < PAIRS; i++) {
+		ck_assert_int_eq(close(sv[i][0]), 0);
+		ck_assert_int_eq(close(sv[i][1]), 0);
+	}
+	close(ep);
+}
+END_TEST
+
+START_TEST(poll_mixed_real_and_virtual)
+{
+	int a[2], b[2], closed_v;
+	struct pollfd p[5];
+
+	ck_assert_int_eq(pipe(a), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_UNSEQ, 0, b), 0);
+	closed_v = dup2(a[0], FD_UNSEQ_ALLOC);
+	close(closed_v);
+	ck_assert_int_eq(write(a[1], "r", 1), 1);
+	ck_assert_int_eq(write(b[0], "v", 1), 1);
+	p[0] = (struct pollfd){ .fd = a[0], .events = POLLIN };	  /* real, ready */
+	p[1] = (struct pollfd){ .fd = b[1], .events = POLLIN };	  /* virtual, ready */
+	p[2] = (struct pollfd){ .fd = b[0], .events = POLLIN };	  /* virtual, idle */
+	p[3] = (struct pollfd){ .fd = -1, .events = POLLIN };	  /* ignored */
+	p[4] = (struct pollfd){ .fd = closed_v, .events = POLLIN }; /* closed */
+	ck_assert_int_eq(poll(p, 5, 0), 3);
+	ck_assert_int_eq(p[0].revents, POLLIN);
+	ck_assert_int_eq(p[1].revents, POLLIN);
+	ck_assert_int_eq(p[2].revents, 0);
+	ck_assert_int_eq(p[3].revents, 0);
+	ck_assert_int_eq(p[4].revents, POLLNVAL);
+	/* The caller's array keeps its own numbers. */
+	ck_assert_int_eq(p[1].fd, b[1]);
+	ck_assert_int_eq(p[4].fd, closed_v);
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+END_TEST
+
+START_TEST(scm_rights_sends_the_file)
+{
+	int sv[2], fd = temp_file("passed along"), v = api_nonseqfd(fd, 0), got;
+	char data = 'm', cbuf[CMSG_SPACE(sizeof(int))], text[16] = { 0 };
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_UNSEQ, 0, sv), 0);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &v, sizeof(int));
+	ck_assert_int_eq(sendmsg(sv[0], &msg, 0), 1);
+	/* The caller's message is left as it was. */
+	memcpy(&got, CMSG_DATA(c), sizeof(int));
+	ck_assert_int_eq(got, v);
+
+	memset(cbuf, 0, sizeof(cbuf));
+	msg.msg_controllen = sizeof(cbuf);
+	ck_assert_int_eq(recvmsg(sv[1], &msg, 0), 1);
+	c = CMSG_FIRSTHDR(&msg);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->cmsg_type, SCM_RIGHTS);
+	memcpy(&got, CMSG_DATA(c), sizeof(int));
+	/* Received descriptors are real, and name the same open file. */
+	ck_assert(!is_vfd(got));
+	ck_assert_int_eq(pread(got, text, 12, 0), 12);
+	ck_assert_str_eq(text, "passed along");
+	close(got);
+	close(v);
+	close(fd);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(close_range_spares_backing_descriptors)
+{
+	int fd = temp_file("kept"), v = api_nonseqfd(fd, 0), w = api_nonseqfd(fd, 0);
+	int lo = dup(fd), backing = api_backing_fd(v);
+	char c;
+
+	ck_assert_int_ge(backing, 0);
+	close(fd);
+	/* Everything real from lo up, past where backing descriptors live. */
+	ck_assert_int_eq(close_range((unsigned)lo, FD_UNSEQ_BASE - 1, 0), 0);
+	ck_assert_int_eq(fcntl(lo, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+	/* The virtual descriptors were not in the range, and their backing
+	 * descriptors were not the application's to close. */
+	ck_assert_int_eq(pread(v, &c, 1, 0), 1);
+	ck_assert_int_eq(api_backing_fd(v), backing);
+	/* A range over the virtual space closes the virtual descriptors. */
+	ck_assert_int_eq(close_range(FD_UNSEQ_BASE, ~0U, CLOSE_RANGE_CLOEXEC), 0);
+	ck_assert_int_eq(fcntl(v, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(close_range(FD_UNSEQ_BASE, ~0U, 0), 0);
+	ck_assert_int_eq(fcntl(v, F_GETFD), -1);
+	ck_assert_int_eq(fcntl(w, F_GETFD), -1);
+	ck_assert_int_eq(close_range(5, 4, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(close_range(5, 6, 0x100), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+START_TEST(closefrom_spares_backing_descriptors)
+{
+	int fd = temp_file("kept"), v = api_nonseqfd(fd, 0);
+	int low = dup(fd);
+	char c;
+
+	/* closefrom(low) closes every real descriptor from low and every
+	 * virtual one, and no backing descriptor is left behind open. */
+	closefrom(low);
+	ck_assert_int_eq(fcntl(low, F_GETFD), -1);
+	ck_assert_int_eq(fcntl(v, F_GETFD), -1);
+	ck_assert_int_eq(read(v, &c, 1), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(count_real_fds(), low);
+}
+END_TEST
+
+START_TEST(streams_on_virtual_descriptors)
+{
+	int fd = temp_file("line one\n"), v = api_nonseqfd(fd, NONSEQFD_CLOSE);
+	int dfd, dv;
+	char line[32];
+	FILE *fp;
+	DIR *d;
+	struct dirent *e;
+	int seen = 0;
+
+	fp = fdopen(v, "r+");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fileno(fp), v);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
+	ck_assert_str_eq(line, "line one\n");
+	ck_assert_int_ge(fputs("line two\n", fp), 0);
+	ck_assert_int_eq(fflush(fp), 0);
+	ck_assert_int_eq(fseek(fp, 0, SEEK_SET), 0);
+	ck_assert_int_eq(ftell(fp), 0);
+	ck_assert_int_eq(fclose(fp), 0);
+	/* fclose closed the virtual descriptor. */
+	ck_assert_int_eq(fcntl(v, F_GETFD), -1);
+	ck_assert_int_eq(errno, EBADF);
+
+	dfd = open("/proc/self", O_RDONLY | O_DIRECTORY);
+	dv = api_nonseqfd(dfd, NONSEQFD_CLOSE);
+	d = fdopendir(dv);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(dirfd(d), dv);
+	while ((e = readdir(d)))
+		seen += strcmp(e->d_name, "status") == 0;
+	ck_assert_int_eq(seen, 1);
+	ck_assert_int_eq(closedir(d), 0);
+	ck_assert_int_eq(fcntl(dv, F_GETFD), -1);
+}
+END_TEST
+
+START_TEST(dev_fd_paths_and_syscall)
+{
+	int fd = temp_file("by path"), v = api_nonseqfd(fd, 0), p;
+	char path[64], link1[256] = { 0 }, link2[256] = { 0 }, buf[8] = { 0 };
+	struct stat st1, st2;
+
+	snprintf(path, sizeof(path), "/dev/fd/%d", v);
+	p = open(path, O_RDONLY);
+	ck_assert_int_ge(p, 0);
+	ck_assert_int_eq(read(p, buf, 7), 7);
+	ck_assert_str_eq(buf, "by path");
+	ck_assert_int_eq(fstat(p, &st1), 0);
+	close(p);
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getpid(), v);
+	ck_assert_int_eq(stat(path, &st2), 0);
+	ck_assert(st1.st_ino == st2.st_ino);
+	ck_assert_int_gt(readlink(path, link1, sizeof(link1) - 1), 0);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ck_assert_int_gt(readlink(path, link2, sizeof(link2) - 1), 0);
+	ck_assert_str_eq(link1, link2);
+
+	/* syscall() translates too, and close through it frees the number. */
+	ck_assert_int_eq(syscall(SYS_pread64, v, buf, 2, 3), 2);
+	ck_assert(memcmp(buf, "pa", 2) == 0);
+	ck_assert_int_eq(syscall(SYS_close, v), 0);
+	ck_assert_int_eq(syscall(SYS_close, v), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(syscall(100000), -1);
+	ck_assert_int_eq(errno, ENOSYS);
+	close(fd);
+}
+END_TEST
+
 /* ---- threads ---- */
 
 struct churn {
@@ -537,7 +800,7 @@ static Suite *e2e_suite(void)
 	Suite *s = suite_create("e2e");
 	TCase *alloc = tcase_create("alloc"), *data = tcase_create("data");
 	TCase *misuse = tcase_create("misuse"), *proc = tcase_create("process");
-	TCase *threads = tcase_create("threads");
+	TCase *threads = tcase_create("threads"), *sets = tcase_create("sets");
 
 	tcase_add_test(alloc, alloc_random_is_virtual_and_scattered);
 	tcase_add_test(alloc, dup2_exact_and_replace);
@@ -555,6 +818,14 @@ static Suite *e2e_suite(void)
 	tcase_add_test(threads, threads_create_and_close);
 	tcase_set_timeout(threads, 60);
 	suite_add_tcase(s, threads);
+	tcase_add_test(sets, epoll_thousand_virtual_sockets);
+	tcase_add_test(sets, poll_mixed_real_and_virtual);
+	tcase_add_test(sets, scm_rights_sends_the_file);
+	tcase_add_test(sets, close_range_spares_backing_descriptors);
+	tcase_add_test(sets, closefrom_spares_backing_descriptors);
+	tcase_add_test(sets, streams_on_virtual_descriptors);
+	tcase_add_test(sets, dev_fd_paths_and_syscall);
+	suite_add_tcase(s, sets);
 	suite_add_tcase(s, alloc);
 	suite_add_tcase(s, data);
 	suite_add_tcase(s, misuse);
