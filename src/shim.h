@@ -88,10 +88,21 @@ void ufd_resolve_all(void);
  * ufd_path(path, buf, size) returns path itself or its rewritten form in
  * buf (of that size).  /dev/fd/N, /proc/self/fd/N,
  * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, for an open virtual N,
- * are rewritten to name N's backing descriptor instead.
+ * are rewritten to name N's backing descriptor instead, and so are the
+ * same paths with fdinfo in place of fd.
  */
 size_t ufd_path_size(const char *path);
 const char *ufd_path(const char *path, char *buf, size_t size);
+
+/* Is path the directory listing this process's descriptors (/proc/self/fd,
+ * /dev/fd, /proc/<own pid>/fd, /proc/thread-self/fd)? */
+int ufd_path_is_fd_dir(const char *path);
+
+/* Directory streams: start or stop filtering dir as a listing of this
+ * process's descriptors (shim_dir.c).  ufd_listing_forget is a no-op for
+ * other streams. */
+void ufd_listing_track(DIR *dir);
+void ufd_listing_forget(DIR *dir);
 
 /* Close fd, virtual or real, as the application's close() does. */
 int ufd_close(int fd);

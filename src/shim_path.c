@@ -3,7 +3,7 @@
  * shim_path.c - paths that name a descriptor.
  *
  * /dev/fd/N and /proc/self/fd/N are how a program names one of its
- * descriptors by path (bash's process substitution, `cat /dev/fd/3`).  The
+ * descriptors by path (and /proc/self/fdinfo/N describes it) (bash's process substitution, `cat /dev/fd/3`).  The
  * kernel resolves them in the process's real descriptor table, where a
  * virtual N does not exist; so before a path call reaches the kernel, a
  * path naming an open virtual N is rewritten to name N's backing
@@ -59,16 +59,22 @@ static const char *descriptor_in_path(const char *path, long *n,
 	if (!(p = skip(path, "/dev/fd/"))) {
 		if (!(p = skip(path, "/proc/")))
 			return NULL;
-		if (skip(p, "self/fd/")) {
-			p += strlen("self/fd/");
-		} else if (skip(p, "thread-self/fd/")) {
-			p += strlen("thread-self/fd/");
+		if (skip(p, "self/")) {
+			p += strlen("self/");
+		} else if (skip(p, "thread-self/")) {
+			p += strlen("thread-self/");
 		} else if ((after_pid = number(p, &pid)) && pid == getpid() &&
-			   skip(after_pid, "/fd/")) {
-			p = after_pid + strlen("/fd/");
+			   *after_pid == '/') {
+			p = after_pid + 1;
 		} else {
 			return NULL;
 		}
+		if (skip(p, "fd/"))
+			p += strlen("fd/");
+		else if (skip(p, "fdinfo/"))
+			p += strlen("fdinfo/");
+		else
+			return NULL;
 	}
 	*rest = number(p, n);
 	if (!*rest || (**rest != '\0' && **rest != '/') || !vfd_in_space((int)*n))
@@ -102,4 +108,36 @@ const char *ufd_path(const char *path, char *buf, size_t size)
 		return path;
 	len = snprintf(buf, size, "%.*s%d%s", (int)(at - path), path, real, rest);
 	return len > 0 && (size_t)len < size ? buf : path;
+}
+
+/*
+ * Is path the directory that lists this process's descriptors?
+ * /proc/self/fd, /proc/thread-self/fd, /proc/<own pid>/fd or /dev/fd, with
+ * or without trailing slashes.
+ */
+int ufd_path_is_fd_dir(const char *path)
+{
+	const char *p, *after_pid;
+	long pid;
+
+	if (!path)
+		return 0;
+	if ((p = skip(path, "/dev/fd"))) {
+		/* as is */
+	} else if ((p = skip(path, "/proc/"))) {
+		if (skip(p, "self/fd"))
+			p += strlen("self/fd");
+		else if (skip(p, "thread-self/fd"))
+			p += strlen("thread-self/fd");
+		else if ((after_pid = number(p, &pid)) && pid == getpid() &&
+			 skip(after_pid, "/fd"))
+			p = after_pid + strlen("/fd");
+		else
+			return 0;
+	} else {
+		return 0;
+	}
+	while (*p == '/')
+		p++;
+	return *p == '\0';
 }

@@ -342,6 +342,43 @@ UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 	return r >= 0 && real != fd && r == real ? fd : r;
 }
 
+/* ---- pidfd_getfd ---- */
+
+/* The process a pidfd refers to, from its fdinfo; -1 if unknown. */
+static long pidfd_pid(int pidfd)
+{
+	char path[48], buf[512], *p;
+	long n, fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	n = ufd_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	ufd_sys_close((int)fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	return p ? strtol(p + 5, NULL, 10) : -1;
+}
+
+/*
+ * targetfd is a number in the process pidfd refers to.  When that process
+ * is this one, a virtual targetfd is translated like any other; another
+ * process's virtual descriptors are its own ufd's, unknown here, so they
+ * reach the kernel as they are (EBADF).
+ */
+UFD_PUBLIC int pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
+{
+	pidfd = vfd_translate(pidfd);
+	if (vfd_in_space(targetfd) && pidfd_pid(pidfd) == (long)getpid())
+		targetfd = vfd_translate(targetfd);
+	return UFD_REAL(pidfd_getfd)(pidfd, targetfd, flags);
+}
+
+/* ---- ioctl ---- */
+
 UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
 {
 	va_list ap;
@@ -350,6 +387,11 @@ UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	/* The close-on-exec flag of a virtual descriptor is ufd's, as for
+	 * fcntl(F_SETFD); its backing descriptor stays close-on-exec. */
+	if ((request == FIOCLEX || request == FIONCLEX) && vfd_in_space(fd))
+		return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC,
+					     request == FIOCLEX ? VFD_CLOEXEC : 0));
 	fd = vfd_translate(fd);
 	if (request == FICLONE) {
 		arg = (void *)(long)vfd_translate((int)(long)arg);
@@ -621,9 +663,30 @@ UFD_PUBLIC int fclose(FILE *fp)
 	return UFD_REAL(fclose)(fp);
 }
 
+/* Does real descriptor fd name the directory listing this process's
+ * descriptors?  Asks where /proc/self/fd/<fd> points. */
+static int is_fd_dir(int fd)
+{
+	char link[32], target[64];
+	long n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)link, (long)target,
+		     sizeof(target) - 1, 0, 0);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return ufd_path_is_fd_dir(target);
+}
+
 UFD_PUBLIC DIR *fdopendir(int fd)
 {
-	return UFD_REAL(fdopendir)(vfd_translate(fd));
+	int real = vfd_translate(fd);
+	DIR *dir = UFD_REAL(fdopendir)(real);
+
+	if (dir && is_fd_dir(real))
+		ufd_listing_track(dir);
+	return dir;
 }
 
 UFD_PUBLIC int dirfd(DIR *dir)
@@ -638,8 +701,10 @@ UFD_PUBLIC int closedir(DIR *dir)
 	/* glibc answers closedir(NULL) with EINVAL, but declares dir nonnull:
 	 * hide the pointer from the optimiser so the NULL test stays. */
 	__asm__("" : "+r"(dir));
-	if (dir)
+	if (dir) {
 		forget_owner(UFD_REAL(dirfd)(dir));
+		ufd_listing_forget(dir);
+	}
 	errno = saved;
 	return UFD_REAL(closedir)(dir);
 }

@@ -305,6 +305,20 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 	return ret;
 }
 
+int vfd_next_listed(int after)
+{
+	uint32_t from = vfd_in_space(after) ? (uint32_t)after - FD_UNSEQ_BASE + 1 : 0;
+	int64_t idx;
+
+	lock_table();
+	for (idx = fdmap_next_busy(&vfd_map, from); idx >= 0;
+	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1))
+		if (!(fdmap_get(&vfd_map, (uint32_t)idx) & VFD_HIDDEN))
+			break;
+	unlock_table();
+	return idx < 0 ? -1 : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+}
+
 int vfd_get_flags(int vfd)
 {
 	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;

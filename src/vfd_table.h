@@ -140,6 +140,12 @@ int vfd_forget(int vfd);
  */
 int vfd_close_range(unsigned first, unsigned last, unsigned flags);
 
+/*
+ * The first open virtual descriptor after `after` that is not hidden
+ * (VFD_HIDDEN), or -1: for listings of /proc/self/fd.
+ */
+int vfd_next_listed(int after);
+
 /* The VFD_* flags of open virtual descriptor vfd, or -EBADF. */
 int vfd_get_flags(int vfd);
 

@@ -752,6 +752,55 @@ START_TEST(dev_fd_paths_and_syscall)
 }
 END_TEST
 
+/* Is name listed in the directory at path (through opendir/readdir)? */
+static int listed(const char *path, int fd)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int found = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		found += atoi(e->d_name) == fd && e->d_name[0] != '.';
+	closedir(d);
+	return found;
+}
+
+START_TEST(fd_listing_shows_virtual_not_backing)
+{
+	int fd = temp_file("x"), v = api_nonseqfd(fd, 0);
+	int h = api_nonseqfd(fd, NONSEQFD_HIDE), dfd;
+	char self[32];
+	DIR *d;
+	struct dirent *e;
+	int found = 0;
+
+	snprintf(self, sizeof(self), "/proc/%d/fd/", (int)getpid());
+	ck_assert_int_eq(listed("/proc/self/fd", fd), 1);
+	ck_assert_int_eq(listed("/proc/self/fd", v), 1);
+	ck_assert_int_eq(listed("/dev/fd", v), 1);
+	ck_assert_int_eq(listed(self, v), 1);
+	ck_assert_int_eq(listed("/proc/self/fd", h), 0);
+	ck_assert_int_eq(listed("/proc/self/fd", api_backing_fd(v)), 0);
+	ck_assert_int_eq(listed("/proc/self/fd", api_backing_fd(h)), 0);
+	/* Through fdopendir too, and again after rewinddir. */
+	dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY);
+	d = fdopendir(dfd);
+	ck_assert_ptr_nonnull(d);
+	for (int pass = 0; pass < 2; pass++) {
+		while ((e = readdir(d)))
+			found += atoi(e->d_name) == v;
+		rewinddir(d);
+	}
+	ck_assert_int_eq(found, 2);
+	closedir(d);
+	close(v);
+	ck_assert_int_eq(listed("/proc/self/fd", v), 0);
+	close(h);
+	close(fd);
+}
+END_TEST
+
 /* ---- threads ---- */
 
 struct churn {
@@ -825,6 +874,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(sets, closefrom_spares_backing_descriptors);
 	tcase_add_test(sets, streams_on_virtual_descriptors);
 	tcase_add_test(sets, dev_fd_paths_and_syscall);
+	tcase_add_test(sets, fd_listing_shows_virtual_not_backing);
 	suite_add_tcase(s, sets);
 	suite_add_tcase(s, alloc);
 	suite_add_tcase(s, data);
