@@ -53,9 +53,7 @@ extern "C" {
 #define NONSEQFD_CLOEXEC  0x1 /* close the new descriptor on exec */
 #define NONSEQFD_CLOFORK  0x2 /* close the new descriptor in a fork child */
 #define NONSEQFD_CLOSE    0x4 /* close fd once it is duplicated */
-#define NONSEQFD_HIDE     0x8 /* leave it out of /proc/self/fd listings
-			       * (recorded now; honoured once ufd filters
-			       * those listings, see README "Not yet") */
+#define NONSEQFD_HIDE     0x8 /* leave it out of /proc/self/fd listings */
 
 /*
  * O_UNSEQFD, or'ed into open()/openat() flags, makes the new descriptor
@@ -65,6 +63,31 @@ extern "C" {
  */
 #define O_UNSEQFD   0x40000000
 #define SOCK_UNSEQ  0x40000000
+
+/*
+ * Close-on-fork, POSIX 2024's flag: a descriptor so marked is closed in the
+ * child of fork() (and only there), as close-on-exec closes one at exec.
+ * Neither Linux nor glibc has it yet; ufd gives it to every descriptor,
+ * real or virtual:
+ *   O_CLOFORK        in open()/openat() flags, and dup3() flags;
+ *   SOCK_CLOFORK     in socket()/socketpair() type and accept4() flags;
+ *   FD_CLOFORK       with F_GETFD / F_SETFD, beside FD_CLOEXEC;
+ *   F_DUPFD_CLOFORK  an fcntl() command: F_DUPFD, the new one close-on-fork.
+ * The values are ufd's (bit 29 of the open/socket flags, used by no kernel
+ * flag; the shim strips it) unless the system headers define them.
+ */
+#ifndef O_CLOFORK
+#define O_CLOFORK 0x20000000
+#endif
+#ifndef SOCK_CLOFORK
+#define SOCK_CLOFORK 0x20000000
+#endif
+#ifndef FD_CLOFORK
+#define FD_CLOFORK 2
+#endif
+#ifndef F_DUPFD_CLOFORK
+#define F_DUPFD_CLOFORK 1104 /* F_LINUX_SPECIFIC_BASE + 80: unused */
+#endif
 
 /*
  * nonseqfd - duplicate a descriptor into the virtual space.
@@ -78,7 +101,12 @@ extern "C" {
  *   EBADF   fd is not an open descriptor;
  *   EINVAL  flags holds an unknown bit;
  *   EMFILE  RLIMIT_NOFILE or the virtual space is exhausted;
- *   ENOMEM  the descriptor map could not grow.
+ *   ENOMEM  the descriptor map could not grow;
+ *   EBUSY   called from a signal handler that interrupted ufd changing its
+ *           table in the same thread.
+ *
+ * With UFD_CLOEXEC=1 in the environment, the new descriptor is
+ * close-on-exec whatever the flags say.
  */
 int nonseqfd(int fd, int flags);
 

@@ -19,7 +19,7 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 
 	if (flags & ~NONSEQFD_ALL)
 		return ufd_ret(-EINVAL);
-	if (flags & NONSEQFD_CLOEXEC)
+	if ((flags & NONSEQFD_CLOEXEC) || ufd_default_cloexec)
 		vflags |= VFD_CLOEXEC;
 	if (flags & NONSEQFD_CLOFORK)
 		vflags |= VFD_CLOFORK;

@@ -340,6 +340,18 @@ uint32_t fdmap_replace(struct fdmap *m, uint32_t idx, uint32_t value)
 	return old;
 }
 
+int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)
+{
+	struct fdmap_seg *g;
+
+	if (old == 0 || value == 0 || idx >= m->limit)
+		return 0;
+	g = __atomic_load_n(&m->seg[idx >> FDMAP_SEG_SHIFT], __ATOMIC_ACQUIRE);
+	return g && __atomic_compare_exchange_n(&g->slot[idx & SEG_MASK], &old,
+						value, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED);
+}
+
 int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
 {
 	for (uint64_t i = idx; i < m->limit;) {

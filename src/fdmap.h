@@ -27,9 +27,10 @@
  * (about 4.1 bytes per slot in it), not the size of the space.
  *
  * Concurrency: the mutating calls (alloc_*, release, replace, reseed) must be
- * serialised by the caller.  fdmap_get() may run at any time, in any thread
- * or signal handler, concurrently with them: segment pointers are published
- * with release stores and slot values are read and written atomically.
+ * serialised by the caller.  fdmap_get() and fdmap_cas() may run at any
+ * time, in any thread or signal handler, concurrently with them: segment
+ * pointers are published with release stores and slot values are read and
+ * written atomically.
  */
 #ifndef UFD_FDMAP_H
 #define UFD_FDMAP_H
@@ -91,6 +92,14 @@ uint32_t fdmap_release(struct fdmap *m, uint32_t idx);
  * slot is left alone and 0 returned.  Lookups see either value, never 0.
  */
 uint32_t fdmap_replace(struct fdmap *m, uint32_t idx, uint32_t value);
+
+/*
+ * Store value in slot idx if the slot still holds old (both non-zero, so a
+ * free slot is never touched), and return 1 if it did.  Lock-free: may run
+ * concurrently with the mutating calls, for changes to a value that do not
+ * change whether the slot is busy (a descriptor's flags).
+ */
+int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value);
 
 /* Index of the first busy slot >= idx, or -1.  Walks mapped segments. */
 int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx);

@@ -15,7 +15,9 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <string.h>
 
+#include "sys.h"
 #include "vfd_table.h"
 
 #define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
@@ -32,9 +34,10 @@ static void *lookup_real(const char *name, void *missing)
  * Per row: missing_NAME (what NAME does if libc has no such function: fail
  * with ENOSYS, since only a program linked against ufd could call it),
  * resolve_NAME (the stub the pointer starts at) and the pointer itself.
- * A variadic stub passes on six optional arguments, read whether or not the
- * caller gave them (as glibc's own wrappers read theirs); the real function
- * reads only those its call needs.
+ * A variadic stub reads the optional arguments the row says the function
+ * can have (one, or syscall's six), whether or not the caller gave them,
+ * as glibc's own wrappers read theirs; the real function reads only those
+ * its call needs.
  */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -54,7 +57,7 @@ static void *lookup_real(const char *name, void *missing)
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
 		return UFD_REAL(name) args;                               \
 	}
-#define UFD_HANDV(name, ret, err, params, args, last, extra, why)              \
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why)              \
 	static ret missing_##name(UFD_UNPAREN params, ...)                \
 	{                                                                 \
 		errno = ENOSYS;                                           \
@@ -62,19 +65,22 @@ static void *lookup_real(const char *name, void *missing)
 	}                                                                 \
 	static ret resolve_##name(UFD_UNPAREN params, ...);               \
 	ret (*ufd_real_##name)(UFD_UNPAREN params, ...) = resolve_##name; \
-	static ret resolve_##name(UFD_UNPAREN params, ...)                \
+	__attribute__((no_sanitize_address)) static ret resolve_##name(   \
+		UFD_UNPAREN params, ...)                                  \
 	{                                                                 \
 		va_list ap;                                               \
-		extra x[6];                                               \
+		extra x[6] = { 0 };                                       \
 		va_start(ap, last);                                       \
-		for (int i = 0; i < 6; i++)                               \
+		for (int i = 0; i < (nextra); i++)                        \
 			x[i] = va_arg(ap, extra);                         \
 		va_end(ap);                                               \
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
 		return UFD_REAL(name)(UFD_UNPAREN args, x[0], x[1], x[2], \
 				      x[3], x[4], x[5]);                  \
 	}
+#define UFD_NEW UFD_WRAP
 #include "calls.def"
+#undef UFD_NEW
 #undef UFD_WRAP
 #undef UFD_HAND
 #undef UFD_HANDV
@@ -88,12 +94,21 @@ void ufd_resolve_all(void)
 #define UFD_HAND(name, ret, err, params, args, why)                                \
 	if (UFD_REAL(name) == resolve_##name)                                 \
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
-#define UFD_HANDV(name, ret, err, params, args, last, extra, why) \
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
 	UFD_HAND(name, ret, err, params, args, why)
+#define UFD_NEW UFD_WRAP
 #include "calls.def"
+#undef UFD_NEW
 #undef UFD_WRAP
 #undef UFD_HAND
 #undef UFD_HANDV
+}
+
+int ufd_default_cloexec;
+
+void fcntl_raw_clear_cloexec(int fd)
+{
+	ufd_sys_fcntl(fd, F_SETFD, 0);
 }
 
 /*
@@ -105,23 +120,70 @@ void ufd_resolve_all(void)
 #define PATH(arg)                           \
 	char arg##_buf[ufd_path_size(arg)]; \
 	arg = ufd_path(arg, arg##_buf, sizeof(arg##_buf));
-#define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_PUBLIC ret name params;                 \
-	UFD_PUBLIC ret name params                  \
-	{                                           \
-		fds return UFD_REAL(name) args;     \
+#define UFD_WRAP(name, ret, err, params, args, fds)       \
+	UFD_PUBLIC ret name params;                       \
+	UFD_PUBLIC ret name params                        \
+	{                                                 \
+		__attribute__((unused)) int added_ = 0;   \
+		fds return UFD_REAL(name) args;           \
+	}
+#define UFD_NEW(name, ret, err, params, args, fds)                   \
+	UFD_PUBLIC ret name params;                                  \
+	UFD_PUBLIC ret name params                                   \
+	{                                                            \
+		int added_ = 0;                                      \
+		fds return ufd_new_fd(UFD_REAL(name) args, added_);  \
+	}
+#define CLOEXEC(arg, flag)                                           \
+	if (__builtin_expect(ufd_default_cloexec, 0) && !(arg & flag)) { \
+		arg |= flag;                                         \
+		added_ = 1;                                          \
 	}
 #define UFD_HAND(name, ret, err, params, args, why)
-#define UFD_HANDV(name, ret, err, params, args, last, extra, why)
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why)
 #include "calls.def"
+#undef UFD_NEW
 #undef UFD_WRAP
 #undef UFD_HAND
 #undef UFD_HANDV
 #undef FD
 #undef PATH
+#undef CLOEXEC
+
+int ufd_setting(const char *name, const char *const *values, int n)
+{
+	const char *s = getenv(name);
+
+	if (!s || !*s)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, values[i]))
+			return i;
+	/* One write, so that the line stays whole among other processes'. */
+	char allowed[128] = "";
+
+	for (int i = 0; i < n; i++)
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed),
+			 "%s%s", i ? ", " : "", values[i]);
+	fprintf(stderr, "ufd: %s=\"%s\" is not one of %s; using %s\n", name, s,
+		allowed, values[0]);
+	return 0;
+}
+
+static void read_settings(void)
+{
+	static const char *const zero_one[] = { "0", "1" };
+	static const char *const modes[] = { "transparent", "all" };
+
+	ufd_default_cloexec = ufd_setting("UFD_CLOEXEC", zero_one, 2);
+	ufd_mode_all = ufd_setting("UFD_MODE", modes, 2);
+}
 
 __attribute__((constructor)) static void ufd_shim_init(void)
 {
+	read_settings();
 	ufd_resolve_all();
 	vfd_init();
+	ufd_dir_init();
+	ufd_exec_init();
 }

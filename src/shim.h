@@ -23,6 +23,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,10 +65,12 @@
 #define UFD_HAND(name, ret, err, params, args, why) \
 	extern ret (*ufd_real_##name) params;       \
 	UFD_PUBLIC ret name params;
-#define UFD_HANDV(name, ret, err, params, args, last, extra, why) \
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
 	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);   \
 	UFD_PUBLIC ret name(UFD_UNPAREN params, ...);
+#define UFD_NEW UFD_WRAP
 #include "calls.def"
+#undef UFD_NEW
 #undef UFD_WRAP
 #undef UFD_HAND
 #undef UFD_HANDV
@@ -104,6 +107,21 @@ int ufd_path_is_fd_dir(const char *path);
 void ufd_listing_track(DIR *dir);
 void ufd_listing_forget(DIR *dir);
 
+/* Fork handlers for the listings' lock; from the library constructor. */
+void ufd_dir_init(void);
+
+/* At start-up, after the table: where libufd.so is, whether children get
+ * it (UFD_INHERIT), and the descriptors handed off by the program that
+ * exec'd this one (UFD_HANDOFF).  shim_exec.c. */
+void ufd_exec_init(void);
+
+/*
+ * The environment setting `name`, one of the `n` values in `values` (the
+ * first is the default): its index.  Anything else is reported on stderr
+ * and the default used.
+ */
+int ufd_setting(const char *name, const char *const *values, int n);
+
 /* Close fd, virtual or real, as the application's close() does. */
 int ufd_close(int fd);
 
@@ -111,6 +129,62 @@ int ufd_close(int fd);
  * VFD_* flags, at random.  real_fd is closed whatever the outcome.  Returns
  * the virtual descriptor or -errno. */
 int ufd_to_virtual(int real_fd, unsigned flags);
+
+/*
+ * UFD_CLOEXEC=1: every descriptor the process creates is close-on-exec
+ * (except 0, 1 and 2), set by each creating call through its own flag.
+ */
+extern int ufd_default_cloexec;
+
+/*
+ * UFD_CLOEXEC's flag for one call: sets bit in *flags and returns 1 if
+ * UFD_CLOEXEC is on and the caller did not ask for the bit already.
+ */
+static inline int ufd_add_cloexec(int *flags, int bit)
+{
+	if (__builtin_expect(!ufd_default_cloexec, 1) || (*flags & bit))
+		return 0;
+	*flags |= bit;
+	return 1;
+}
+
+void fcntl_raw_clear_cloexec(int fd);
+
+/* UFD_MODE=all: every descriptor the process creates, except 0, 1 and 2,
+ * is made virtual (shim_special.c: ufd_virtualize). */
+extern int ufd_mode_all;
+
+/*
+ * Move real descriptor fd, just created, into the virtual space at random,
+ * with its kernel close-on-exec flag and ufd's close-on-fork mark as its
+ * flags.  Returns the virtual descriptor; if that cannot be made (EMFILE),
+ * fd itself, still open: the call succeeds with a real descriptor rather
+ * than fail for ufd's sake.
+ */
+int ufd_virtualize(int fd);
+
+/*
+ * A descriptor on 0, 1 or 2 loses the close-on-exec flag that UFD_CLOEXEC
+ * added (`added`): standard streams are never affected.
+ */
+static inline void ufd_std_fixup(int fd, int added)
+{
+	if (__builtin_expect(added, 0) && fd >= 0 && fd <= 2)
+		fcntl_raw_clear_cloexec(fd);
+}
+
+/*
+ * The result of a call that created descriptor fd (`added` as above):
+ * fd < 0 passes through, errno untouched; a standard stream is left as the
+ * call made it; under UFD_MODE=all anything else becomes virtual.
+ */
+static inline int ufd_new_fd(int fd, int added)
+{
+	ufd_std_fixup(fd, added);
+	if (__builtin_expect(ufd_mode_all, 0) && fd > 2)
+		return ufd_virtualize(fd);
+	return fd;
+}
 
 /* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
 static inline int ufd_ret(int r)

@@ -77,6 +77,23 @@ void ufd_listing_forget(DIR *dir)
 	free(l);
 }
 
+/* A fork while another thread holds listings_lock must not leave it held
+ * in the child. */
+static void listings_prepare(void)
+{
+	pthread_mutex_lock(&listings_lock);
+}
+
+static void listings_release(void)
+{
+	pthread_mutex_unlock(&listings_lock);
+}
+
+void ufd_dir_init(void)
+{
+	pthread_atfork(listings_prepare, listings_release, listings_release);
+}
+
 static struct listing *find_listing(DIR *dir)
 {
 	struct listing *l;

@@ -42,22 +42,71 @@ int ufd_to_virtual(int real_fd, unsigned flags)
 
 /* ---- open ---- */
 
+int ufd_mode_all;
+
+int ufd_virtualize(int fd)
+{
+	int kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0), vfd;
+	unsigned vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
+
+	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
+		vflags |= VFD_CLOEXEC;
+	vfd = vfd_create(fd, vflags, VFD_AT_RANDOM, 0);
+	if (vfd < 0)
+		return fd;
+	vfd_real_closing(fd); /* its mark, if any, went with it */
+	ufd_sys_close(fd);
+	return vfd;
+}
+
 /*
- * O_UNSEQFD: the kernel opens the file as usual (the bit stripped, and
- * close-on-exec added so that a concurrent fork+exec in another thread
- * cannot inherit the temporary descriptor), then the descriptor moves into
- * the virtual space.
+ * A descriptor the application's call just made for real, finished as the
+ * call's flags asked: moved into the virtual space (virt), or marked
+ * close-on-fork; then as any new descriptor (ufd_new_fd, with `added` for
+ * UFD_CLOEXEC).  If the mark cannot be set, the descriptor is closed and
+ * the call fails.  Returns the descriptor or -1 with errno.
+ */
+static int created(int fd, int virt, unsigned vflags, int added)
+{
+	int r;
+
+	if (fd < 0)
+		return fd;
+	if (virt)
+		return ufd_ret(ufd_to_virtual(fd, vflags));
+	if (vflags & VFD_CLOFORK) {
+		r = vfd_real_set_flags(fd, VFD_CLOFORK);
+		if (r < 0) {
+			ufd_sys_close(fd);
+			return ufd_ret(r);
+		}
+	}
+	return ufd_new_fd(fd, added);
+}
+
+/* ufd's own open flags: stripped before the kernel sees the call. */
+#define OPEN_UFD_FLAGS (O_UNSEQFD | O_CLOFORK)
+
+/*
+ * The flags the kernel gets.  For O_UNSEQFD the file is opened as usual,
+ * close-on-exec so that a concurrent fork+exec in another thread cannot
+ * inherit the temporary descriptor, then moved into the virtual space.
  */
 static int open_flags(int flags)
 {
-	return flags & O_UNSEQFD ? (flags & ~O_UNSEQFD) | O_CLOEXEC : flags;
+	if (!(flags & OPEN_UFD_FLAGS))
+		return flags;
+	return (flags & ~OPEN_UFD_FLAGS) | (flags & O_UNSEQFD ? O_CLOEXEC : 0);
 }
 
-static int open_result(int fd, int flags)
+static int open_result(int fd, int flags, int added)
 {
-	if (fd < 0 || !(flags & O_UNSEQFD))
-		return fd;
-	return ufd_ret(ufd_to_virtual(fd, flags & O_CLOEXEC ? VFD_CLOEXEC : 0));
+	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
+		return ufd_new_fd(fd, added);
+	return created(fd, flags & O_UNSEQFD,
+		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
+			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
+		       added);
 }
 
 /* The body of every open wrapper: rewrite a /dev/fd path, call the real
@@ -65,8 +114,10 @@ static int open_result(int fd, int flags)
 #define OPEN_BODY(name, path, flags, ...)                                    \
 	do {                                                                 \
 		char path_buf_[ufd_path_size(path)];                         \
+		int added_ = ufd_add_cloexec(&flags, O_CLOEXEC);             \
 		path = ufd_path(path, path_buf_, sizeof(path_buf_));         \
-		return open_result(UFD_REAL(name)(__VA_ARGS__), flags);      \
+		return open_result(UFD_REAL(name)(__VA_ARGS__), flags,       \
+				   added_);                                  \
 	} while (0)
 
 UFD_PUBLIC int open(const char *path, int flags, ...)
@@ -128,60 +179,70 @@ UFD_PUBLIC int __openat64_2(int dirfd, const char *path, int flags)
 
 /* ---- sockets ---- */
 
+/* ufd's own socket type flags: stripped before the kernel sees the call. */
+#define SOCK_UFD_FLAGS (SOCK_UNSEQ | SOCK_CLOFORK)
+
 static unsigned sock_vfd_flags(int flags)
 {
-	return flags & SOCK_CLOEXEC ? VFD_CLOEXEC : 0;
+	return (flags & SOCK_CLOEXEC ? VFD_CLOEXEC : 0) |
+	       (flags & SOCK_CLOFORK ? VFD_CLOFORK : 0);
+}
+
+/* The type or flags the kernel gets: as open_flags. */
+static int sock_flags(int flags)
+{
+	return (flags & ~SOCK_UFD_FLAGS) | (flags & SOCK_UNSEQ ? SOCK_CLOEXEC : 0);
 }
 
 UFD_PUBLIC int socket(int domain, int type, int protocol)
 {
-	int fd;
+	int added = ufd_add_cloexec(&type, SOCK_CLOEXEC);
 
-	if (!(type & SOCK_UNSEQ))
-		return UFD_REAL(socket)(domain, type, protocol);
-	fd = UFD_REAL(socket)(domain, (type & ~SOCK_UNSEQ) | SOCK_CLOEXEC,
-			      protocol);
-	if (fd < 0)
-		return -1;
-	return ufd_ret(ufd_to_virtual(fd, sock_vfd_flags(type)));
+	if (!(type & SOCK_UFD_FLAGS))
+		return ufd_new_fd(UFD_REAL(socket)(domain, type, protocol), added);
+	return created(UFD_REAL(socket)(domain, sock_flags(type), protocol),
+		       type & SOCK_UNSEQ, sock_vfd_flags(type), added);
 }
 
 UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
 {
-	int real[2], v0, v1;
+	int real[2], v0, added = ufd_add_cloexec(&type, SOCK_CLOEXEC);
 
-	if (!(type & SOCK_UNSEQ))
-		return UFD_REAL(socketpair)(domain, type, protocol, sv);
-	if (UFD_REAL(socketpair)(domain, (type & ~SOCK_UNSEQ) | SOCK_CLOEXEC,
-				 protocol, real) < 0)
+	if (!(type & SOCK_UFD_FLAGS)) {
+		if (UFD_REAL(socketpair)(domain, type, protocol, sv) < 0)
+			return -1;
+		sv[0] = ufd_new_fd(sv[0], added);
+		sv[1] = ufd_new_fd(sv[1], added);
+		return 0;
+	}
+	if (UFD_REAL(socketpair)(domain, sock_flags(type), protocol, real) < 0)
 		return -1;
-	v0 = ufd_to_virtual(real[0], sock_vfd_flags(type));
+	v0 = created(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type), added);
 	if (v0 < 0) {
 		ufd_sys_close(real[1]);
-		return ufd_ret(v0);
+		return -1;
 	}
-	v1 = ufd_to_virtual(real[1], sock_vfd_flags(type));
-	if (v1 < 0) {
-		vfd_close(v0);
-		return ufd_ret(v1);
+	sv[1] = created(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type), added);
+	if (sv[1] < 0) {
+		int saved = errno;
+
+		ufd_close(v0);
+		errno = saved;
+		return -1;
 	}
 	sv[0] = v0;
-	sv[1] = v1;
 	return 0;
 }
 
 UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 {
-	int conn;
+	int added = ufd_add_cloexec(&flags, SOCK_CLOEXEC);
 
 	fd = vfd_translate(fd);
-	if (!(flags & SOCK_UNSEQ))
-		return UFD_REAL(accept4)(fd, addr, len, flags);
-	conn = UFD_REAL(accept4)(fd, addr, len,
-				 (flags & ~SOCK_UNSEQ) | SOCK_CLOEXEC);
-	if (conn < 0)
-		return -1;
-	return ufd_ret(ufd_to_virtual(conn, sock_vfd_flags(flags)));
+	if (!(flags & SOCK_UFD_FLAGS))
+		return ufd_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added);
+	return created(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
+		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added);
 }
 
 /* ---- dup2, dup3 ---- */
@@ -203,70 +264,133 @@ static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
 	if (oldfd == newfd) /* dup2(x, x): x if it is open (dup3 said EINVAL) */
 		return vfd_slot(oldfd) ? newfd : -EBADF;
 	if ((unsigned)newfd == FD_UNSEQ_ALLOC)
-		return vfd_create(real, flags, VFD_AT_RANDOM, 0);
+		return vfd_create(real, flags | (ufd_default_cloexec ? VFD_CLOEXEC : 0),
+				  VFD_AT_RANDOM, 0);
 	return vfd_create(real, flags, VFD_AT_EXACT, newfd);
+}
+
+/*
+ * dup2/dup3 onto real descriptor newfd.  A backing descriptor there is not
+ * the application's: it moves out of the way first, so that the virtual
+ * descriptor it backs stays intact, and the application's dup2 succeeds as
+ * onto a free number.  Returns 0, or -1 with errno.
+ */
+static int make_room(int oldfd, int newfd)
+{
+	int r;
+
+	if (!vfd_guarded(newfd) || oldfd == newfd)
+		return 0;
+	r = vfd_real_replacing(newfd);
+	return r < 0 ? ufd_ret(r) : 0;
 }
 
 UFD_PUBLIC int dup2(int oldfd, int newfd)
 {
 	if (is_virtual_target(newfd))
 		return ufd_ret(dup_to_virtual(oldfd, newfd, 0));
+	/* dup2(b, b) on a backing descriptor: not open, for the application. */
+	if (oldfd == newfd && vfd_guarded(newfd) && vfd_owner(newfd) >= 0)
+		return ufd_ret(-EBADF);
+	if (make_room(oldfd, newfd) < 0)
+		return -1;
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
 }
 
 UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 {
+	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
+			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+	int r;
+
 	/* The kernel's order: flags, then oldfd == newfd, then oldfd. */
-	if (!is_virtual_target(newfd))
-		return UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags);
-	if (flags & ~O_CLOEXEC)
+	if (flags & ~(O_CLOEXEC | O_CLOFORK))
 		return ufd_ret(-EINVAL);
 	if (oldfd == newfd)
 		return ufd_ret(-EINVAL);
-	return ufd_ret(dup_to_virtual(oldfd, newfd,
-				      flags & O_CLOEXEC ? VFD_CLOEXEC : 0));
+	if (is_virtual_target(newfd))
+		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
+	if (make_room(oldfd, newfd) < 0)
+		return -1;
+	/* The number asked for, real: not a new descriptor for
+	 * UFD_MODE=all to move. */
+	r = UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK);
+	if (r >= 0 && (vflags & VFD_CLOFORK) &&
+	    (r = vfd_real_set_flags(newfd, VFD_CLOFORK)) < 0)
+		return ufd_ret(r);
+	return r < 0 ? r : newfd;
 }
 
 /* ---- fcntl ---- */
 
+/* FD_CLOEXEC/FD_CLOFORK <-> VFD_CLOEXEC/VFD_CLOFORK */
+static int fd_flags_of(unsigned vflags)
+{
+	return (vflags & VFD_CLOEXEC ? FD_CLOEXEC : 0) |
+	       (vflags & VFD_CLOFORK ? FD_CLOFORK : 0);
+}
+
+static unsigned vflags_of(int fd_flags)
+{
+	return (fd_flags & FD_CLOEXEC ? VFD_CLOEXEC : 0) |
+	       (fd_flags & FD_CLOFORK ? VFD_CLOFORK : 0);
+}
+
 /*
- * What fcntl must do itself for a virtual descriptor: F_DUPFD into the
- * virtual space, and the descriptor flags, which live in ufd's table (the
- * backing descriptor is always close-on-exec for the kernel).  Everything
- * else goes to the kernel on the backing descriptor.
+ * What fcntl must do itself: F_DUPFD into the virtual space, F_DUPFD_CLOFORK
+ * (which the kernel does not know), and the descriptor flags, which for a
+ * virtual descriptor live in ufd's table (its backing descriptor is always
+ * close-on-exec for the kernel) and for a real one are the kernel's
+ * FD_CLOEXEC and ufd's FD_CLOFORK.  Everything else goes to the kernel.
  */
 static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 {
 	/* The kernel reads the argument of these commands as an int. */
-	int argi = (int)(long)arg;
+	int argi = (int)(long)arg, r;
 
+	/* A backing descriptor is not the application's: no flags to read or
+	 * clear (that would leak it into children), nothing to duplicate. */
+	if (!vfd_in_space(fd) && vfd_guarded(fd) && vfd_owner(fd) >= 0)
+		return ufd_ret(-EBADF);
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
+	case F_DUPFD_CLOFORK: {
+		unsigned vflags = cmd == F_DUPFD_CLOEXEC ? VFD_CLOEXEC
+				  : cmd == F_DUPFD_CLOFORK ? VFD_CLOFORK
+							   : 0;
+		int added = ufd_default_cloexec && cmd != F_DUPFD_CLOEXEC;
+
+		if (added) {
+			vflags |= VFD_CLOEXEC;
+			cmd = F_DUPFD_CLOEXEC;
+		}
 		/* From FD_UNSEQ_LIMIT on the kernel's own answer is right:
 		 * EBADF for a bad fd, else EINVAL (past RLIMIT_NOFILE). */
 		if ((unsigned)argi >= FD_UNSEQ_BASE &&
 		    (unsigned)argi < FD_UNSEQ_LIMIT)
-			return ufd_ret(vfd_create(
-				vfd_translate(fd),
-				cmd == F_DUPFD_CLOEXEC ? VFD_CLOEXEC : 0,
-				VFD_AT_LOWEST, argi));
-		break;
+			return ufd_ret(vfd_create(vfd_translate(fd), vflags,
+						  VFD_AT_LOWEST, argi));
+		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */
+		return created(real(vfd_translate(fd),
+				    cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd, arg),
+			       0, vflags & VFD_CLOFORK, added);
+	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
-			int flags = vfd_get_flags(fd);
-
-			if (flags < 0)
-				return ufd_ret(flags);
-			return flags & VFD_CLOEXEC ? FD_CLOEXEC : 0;
+			r = vfd_get_flags(fd);
+			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
 		}
-		break;
+		r = real(fd, cmd, arg);
+		return r < 0 ? r : r | fd_flags_of(vfd_real_get_flags(fd));
 	case F_SETFD:
 		if (vfd_in_space(fd))
-			return ufd_ret(vfd_set_flags(
-				fd, VFD_CLOEXEC,
-				argi & FD_CLOEXEC ? VFD_CLOEXEC : 0));
-		break;
+			return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK,
+						     vflags_of(argi)));
+		r = real(fd, cmd, (void *)(long)(argi & FD_CLOEXEC));
+		if (r == 0)
+			r = ufd_ret(vfd_real_set_flags(fd, vflags_of(argi)));
+		return r;
 	}
 	return real(vfd_translate(fd), cmd, arg);
 }
@@ -295,16 +419,31 @@ UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
 
 /* ---- close ---- */
 
-int ufd_close(int fd)
+__attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd))
 		return ufd_ret(vfd_close(fd));
+	if (vfd_guarded(fd)) {
+		/* EBADF for a backing descriptor; drops a close-on-fork mark. */
+		int r = vfd_real_closing(fd);
+
+		if (r < 0)
+			return ufd_ret(r);
+	}
 	return UFD_REAL(close)(fd);
 }
 
+/*
+ * The hot path: below vfd_guard_from there is neither a virtual nor a
+ * backing descriptor nor a mark (every virtual descriptor has a backing
+ * descriptor, which lowered the guard below FD_UNSEQ_BASE), so one
+ * comparison sends a close straight to libc.
+ */
 UFD_PUBLIC int close(int fd)
 {
-	return ufd_close(fd);
+	if (__builtin_expect(vfd_guarded(fd), 0))
+		return ufd_close(fd);
+	return UFD_REAL(close)(fd);
 }
 
 UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
@@ -334,8 +473,14 @@ UFD_PUBLIC void closefrom(int lowfd)
 
 UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 {
-	int real = vfd_translate(fd);
-	int r = UFD_REAL(signalfd)(real, mask, flags);
+	int real = vfd_translate(fd), r;
+
+	if (fd == -1) {
+		int added = ufd_add_cloexec(&flags, SFD_CLOEXEC);
+
+		return ufd_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added);
+	}
+	r = UFD_REAL(signalfd)(real, mask, flags);
 
 	/* Given an existing descriptor, signalfd returns it: the virtual one
 	 * the caller named, not its backing descriptor. */
@@ -421,6 +566,51 @@ static int has_virtual_rights(const struct msghdr *msg)
 				return 1;
 	}
 	return 0;
+}
+
+/*
+ * UFD_MODE=all: descriptors received with SCM_RIGHTS are new descriptors
+ * too; each is replaced in the caller's control data by a virtual one.
+ */
+static void virtualize_rights(struct msghdr *msg)
+{
+	struct cmsghdr *c;
+
+	if (!msg || !msg->msg_control)
+		return;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			fds[i] = ufd_new_fd(fds[i], 0);
+	}
+}
+
+UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	ssize_t r;
+
+	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
+	if (r >= 0 && __builtin_expect(ufd_mode_all, 0))
+		virtualize_rights(msg);
+	return r;
+}
+
+UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
+			struct timespec *timeout)
+{
+	int r;
+
+	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
+	for (int i = 0; __builtin_expect(ufd_mode_all, 0) && i < r; i++)
+		virtualize_rights(&vec[i].msg_hdr);
+	return r;
 }
 
 /* The kernel refuses control data past net.core.optmem_max (20 KiB by
@@ -644,13 +834,16 @@ UFD_PUBLIC int fileno_unlocked(FILE *fp)
 	return owner_or_self(UFD_REAL(fileno_unlocked)(fp));
 }
 
-/* Drop the virtual descriptor that real_fd backs, if any, keeping errno. */
+/* A stream's descriptor real_fd is about to be closed by glibc: drop the
+ * virtual descriptor it backs, or its close-on-fork mark. */
 static void forget_owner(int real_fd)
 {
 	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
 
 	if (vfd >= 0)
 		vfd_forget(vfd);
+	else if (real_fd >= 0 && vfd_guarded(real_fd))
+		vfd_real_closing(real_fd);
 }
 
 UFD_PUBLIC int fclose(FILE *fp)
@@ -772,7 +965,9 @@ static unsigned syscall_fd_args(long number)
 	return 0;
 }
 
-UFD_PUBLIC long syscall(long number, ...)
+/* Reads six arguments whatever the caller passed, as glibc's syscall()
+ * reads six registers: not an overflow for AddressSanitizer to flag. */
+__attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 {
 	va_list ap;
 	long a[6];
@@ -829,4 +1024,164 @@ UFD_PUBLIC long syscall(long number, ...)
 		if (fds & 1)
 			a[i] = vfd_translate((int)a[i]);
 	return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* ---- vfork ---- */
+
+/*
+ * A vfork child shares the parent's memory, ufd's table included, so a
+ * close or dup2 it makes through ufd (CPython's subprocess does, between
+ * vfork and exec) would change the parent's table.  POSIX lets vfork be
+ * fork, and so it is here.  (posix_spawn's internal vfork-style child runs
+ * only glibc's internal calls, which ufd does not see.)
+ */
+UFD_PUBLIC pid_t vfork(void)
+{
+	return fork();
+}
+
+/* ---- creating calls without a close-on-exec flag, for UFD_CLOEXEC ----
+ *
+ * Each is its flagged twin with the flag set when UFD_CLOEXEC=1, so that
+ * the flag is there from the first instant (no window for a concurrent
+ * fork+exec, which a later fcntl would leave).
+ */
+
+UFD_PUBLIC int creat(const char *path, mode_t mode)
+{
+	return open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+UFD_PUBLIC int creat64(const char *path, mode_t mode)
+{
+	return open64(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+UFD_PUBLIC int mkstemp(char *template)
+{
+	return mkostemp(template, 0);
+}
+
+UFD_PUBLIC int mkstemp64(char *template)
+{
+	return mkostemp64(template, 0);
+}
+
+UFD_PUBLIC int mkstemps(char *template, int suffixlen)
+{
+	return mkostemps(template, suffixlen, 0);
+}
+
+UFD_PUBLIC int mkstemps64(char *template, int suffixlen)
+{
+	return mkostemps64(template, suffixlen, 0);
+}
+
+UFD_PUBLIC int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
+{
+	return accept4(fd, addr, len, 0);
+}
+
+UFD_PUBLIC int dup(int fd)
+{
+	if (ufd_default_cloexec)
+		return ufd_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0), 1);
+	return ufd_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0);
+}
+
+UFD_PUBLIC int pipe2(int fds[2], int flags)
+{
+	int added = ufd_add_cloexec(&flags, O_CLOEXEC);
+
+	if (UFD_REAL(pipe2)(fds, flags) < 0)
+		return -1;
+	fds[0] = ufd_new_fd(fds[0], added);
+	fds[1] = ufd_new_fd(fds[1], added);
+	return 0;
+}
+
+UFD_PUBLIC int pipe(int fds[2])
+{
+	if (ufd_default_cloexec)
+		return pipe2(fds, 0);
+	return UFD_REAL(pipe)(fds);
+}
+
+UFD_PUBLIC int epoll_create(int size)
+{
+	if (!ufd_default_cloexec)
+		return UFD_REAL(epoll_create)(size);
+	if (size <= 0) /* what epoll_create checks and epoll_create1 cannot */
+		return ufd_ret(-EINVAL);
+	return epoll_create1(0);
+}
+
+UFD_PUBLIC int inotify_init(void)
+{
+	if (ufd_default_cloexec)
+		return inotify_init1(0);
+	return UFD_REAL(inotify_init)();
+}
+
+/* A mode string with 'e' (O_CLOEXEC) added, in buf, under UFD_CLOEXEC;
+ * *added says whether it was. */
+static const char *mode_cloexec(const char *mode, char *buf, size_t size,
+				int *added)
+{
+	*added = 0;
+	if (!ufd_default_cloexec || !mode || strchr(mode, 'e') ||
+	    strlen(mode) + 2 > size)
+		return mode;
+	snprintf(buf, size, "%se", mode);
+	*added = 1;
+	return buf;
+}
+
+/* The body of the fopen wrappers: path rewritten, mode with 'e', and a
+ * stream that landed on 0, 1 or 2 left without close-on-exec. */
+#define FOPEN_BODY(name, path, mode, ...)                                  \
+	do {                                                               \
+		char path_buf_[ufd_path_size(path)], mode_buf_[16];        \
+		FILE *fp_;                                                 \
+		int added_;                                                \
+		path = ufd_path(path, path_buf_, sizeof(path_buf_));       \
+		mode = mode_cloexec(mode, mode_buf_, sizeof(mode_buf_),    \
+				    &added_);                              \
+		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
+		if (fp_)                                                   \
+			ufd_std_fixup(UFD_REAL(fileno)(fp_), added_);      \
+		return fp_;                                                \
+	} while (0)
+
+UFD_PUBLIC FILE *fopen(const char *path, const char *mode)
+{
+	FOPEN_BODY(fopen, path, mode, path, mode);
+}
+
+UFD_PUBLIC FILE *fopen64(const char *path, const char *mode)
+{
+	FOPEN_BODY(fopen64, path, mode, path, mode);
+}
+
+/* freopen closes the stream's descriptor inside glibc and opens the new
+ * file at the same number: the number's close-on-fork mark must go. */
+static void freopen_unmark(FILE *fp)
+{
+	int saved = errno, fd = fp ? UFD_REAL(fileno)(fp) : -1;
+
+	if (fd >= 0 && vfd_guarded(fd) && vfd_owner(fd) < 0)
+		vfd_real_closing(fd);
+	errno = saved;
+}
+
+UFD_PUBLIC FILE *freopen(const char *path, const char *mode, FILE *fp)
+{
+	freopen_unmark(fp);
+	FOPEN_BODY(freopen, path, mode, path, mode, fp);
+}
+
+UFD_PUBLIC FILE *freopen64(const char *path, const char *mode, FILE *fp)
+{
+	freopen_unmark(fp);
+	FOPEN_BODY(freopen64, path, mode, path, mode, fp);
 }

@@ -2,11 +2,18 @@
 /*
  * vfd_table.c - the process's virtual descriptor table (see vfd_table.h).
  *
- * Locking rule: every change to vfd_map is made with table_lock held;
- * lookups (vfd_translate, vfd_slot) take no lock.  No function here calls a
+ * Locking rule: every change to vfd_map, vfd_backing_map and mark_map that
+ * frees or takes a slot is made with table_lock held; lookups and flag
+ * changes (fdmap_get, fdmap_cas) take no lock.  No function here calls a
  * libc descriptor function: backing descriptors are made, moved and closed
- * with raw system calls (sys.h), so nothing re-enters the shim, and the lock
- * is never held across a system call that could block for long.
+ * with raw system calls (sys.h), so nothing re-enters the shim.
+ *
+ * Signals: close() is async-signal-safe, so it may come from a handler that
+ * interrupted this very thread inside the lock.  The lock records its
+ * holder's thread id; a close from such a handler cannot wait for the lock,
+ * so it closes the descriptor at once (lookups see it closed) and leaves
+ * the bookkeeping to the holder, which finishes it when it unlocks
+ * (pending[], drain_pending).
  */
 #include "vfd_table.h"
 
@@ -17,6 +24,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -27,44 +36,101 @@
 struct fdmap vfd_map;
 struct fdmap vfd_backing_map;
 
-/* Backing descriptors are duplicated at or above this number, out of the
- * range where the application's lowest-available numbers fall. */
-static int backing_floor;
+/* Close-on-fork marks of real descriptors: slot fd holds VFD_BUSY | flags
+ * while marked, MARK_CLEARED once a lock-free clear has unmarked it. */
+static struct fdmap mark_map;
+#define MARK_CLEARED 0x100U
+
+unsigned vfd_guard_from = ~0U;
 
 /* Non-zero when UFD_SEED fixed the seed: fork children then derive theirs
  * from the parent's generator, so that test runs stay reproducible. */
 static int seed_fixed;
 
-/* ---- the table lock: a futex mutex (0 free, 1 held, 2 held + waiters) ----
+/* Lower vfd_guard_from to fd if it is higher. */
+static void guard(int fd)
+{
+	unsigned cur = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
+
+	while ((unsigned)fd < cur &&
+	       !__atomic_compare_exchange_n(&vfd_guard_from, &cur, (unsigned)fd,
+					    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* ---- the table lock ----
  *
- * Written with raw futex calls rather than pthread_mutex so that fork
- * handlers can reset it in the child and so that it never calls into libc.
+ * A futex mutex whose word holds the holder's thread id (0 when free) and
+ * LOCK_WAITERS when others may be waiting, so that a thread can tell that
+ * it holds the lock itself.  Raw futex calls rather than pthread_mutex, so
+ * that fork handlers can reset it and it never calls into libc.
  */
+#define LOCK_WAITERS 0x80000000U
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+
 static uint32_t table_lock;
+static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
+
+/* Closes made from a signal handler while its thread held the lock: slot
+ * indexes whose bookkeeping the holder finishes. */
+#define PENDING_MAX 256
+static uint32_t pending[PENDING_MAX];
+static uint32_t pending_n;
+
+static uint32_t my_tid(void)
+{
+	if (!tid_cache)
+		tid_cache = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	return tid_cache;
+}
 
 static void futex(uint32_t *addr, int op, uint32_t val)
 {
 	ufd_sys6(SYS_futex, (long)addr, op | FUTEX_PRIVATE_FLAG, val, 0, 0, 0);
 }
 
-static void lock_table(void)
-{
-	uint32_t c = 0;
+static void drain_pending(void);
 
-	if (__atomic_compare_exchange_n(&table_lock, &c, 1, 0, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED))
-		return;
-	if (c != 2)
-		c = __atomic_exchange_n(&table_lock, 2, __ATOMIC_ACQUIRE);
-	while (c != 0) {
-		futex(&table_lock, FUTEX_WAIT, 2);
-		c = __atomic_exchange_n(&table_lock, 2, __ATOMIC_ACQUIRE);
+/*
+ * Take the lock.  Returns 0, or -EBUSY if this thread holds it already:
+ * the caller is a signal handler that interrupted a change to the table,
+ * and waiting would deadlock.
+ */
+static int lock_table(void)
+{
+	uint32_t me = my_tid(), c = 0;
+
+	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED)) {
+		if ((c & ~LOCK_WAITERS) == me)
+			return -EBUSY;
+		for (;;) {
+			if (c == 0) {
+				/* Taken after waiting: others may wait too. */
+				if (__atomic_compare_exchange_n(
+					    &table_lock, &c, me | LOCK_WAITERS, 0,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+					break;
+				continue;
+			}
+			if (!(c & LOCK_WAITERS) &&
+			    !__atomic_compare_exchange_n(&table_lock, &c,
+							 c | LOCK_WAITERS, 0,
+							 __ATOMIC_RELAXED,
+							 __ATOMIC_RELAXED))
+				continue;
+			futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
+			c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
+		}
 	}
+	drain_pending();
+	return 0;
 }
 
 static void unlock_table(void)
 {
-	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) == 2)
+	drain_pending();
+	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) & LOCK_WAITERS)
 		futex(&table_lock, FUTEX_WAKE, 1);
 }
 
@@ -108,25 +174,71 @@ static uint64_t initial_seed(void)
 	return v;
 }
 
-/* ---- the table ---- */
+/* ---- where backing descriptors go ----
+ *
+ * As high as possible, so that the application's lowest-available numbers
+ * are what they would be without ufd: in a region below backing_top (the
+ * soft RLIMIT_NOFILE, at most 64Ki so that the kernel's table for the
+ * process stays small), starting with its top 256 numbers and doubling
+ * downward whenever it is full.
+ */
+#define BACKING_TOP_MAX 65536U
+#define BACKING_FIRST_REGION 256U
+
+static unsigned backing_top;
+static unsigned backing_floor;
+
+/* Set backing_top from the soft limit now, and the floor below it. */
+static void place_from_rlimit(void)
+{
+	struct rlimit rl;
+	unsigned top = BACKING_TOP_MAX, region;
+
+	if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
+	    rl.rlim_cur < top)
+		top = (unsigned)rl.rlim_cur;
+	region = top / 2 < BACKING_FIRST_REGION ? top / 2 : BACKING_FIRST_REGION;
+	__atomic_store_n(&backing_top, top, __ATOMIC_RELAXED);
+	__atomic_store_n(&backing_floor, top - region, __ATOMIC_RELAXED);
+}
 
 /*
  * A new backing descriptor for the same file as real_fd, close-on-exec at
- * the kernel level (what survives exec is ufd's decision, not the kernel's),
- * at backing_floor or above; below it only if the range above is full.
+ * the kernel level (what survives exec is ufd's decision, not the
+ * kernel's), placed as above.  Returns it or -errno (EBADF, EMFILE).
  */
 static int new_backing(int real_fd)
 {
-	int fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, backing_floor);
+	for (;;) {
+		unsigned floor = __atomic_load_n(&backing_floor, __ATOMIC_RELAXED);
+		unsigned top = __atomic_load_n(&backing_top, __ATOMIC_RELAXED);
+		int fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, (long)floor);
 
-	if (fd == -EMFILE || fd == -EINVAL)
-		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, 0);
-	if (fd > VFD_REAL_MAX) {
-		ufd_sys_close(fd);
-		return -EMFILE;
+		if (fd > VFD_REAL_MAX) {
+			ufd_sys_close(fd);
+			return -EMFILE;
+		}
+		if (fd >= 0) {
+			guard(fd);
+			return fd;
+		}
+		if ((fd != -EMFILE && fd != -EINVAL) || floor == 0)
+			return fd;
+		if (fd == -EINVAL && floor < top) {
+			/* The soft limit fell below the floor: start again
+			 * under the new limit. */
+			place_from_rlimit();
+			if (__atomic_load_n(&backing_floor, __ATOMIC_RELAXED) < floor)
+				continue;
+		}
+		/* Full from floor up: double the region downward. */
+		__atomic_compare_exchange_n(&backing_floor, &floor,
+					    floor > top - floor ? floor - (top - floor) : 0,
+					    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 	}
-	return fd;
 }
+
+/* ---- slots ---- */
 
 static uint32_t slot_value(int backing, uint32_t flags)
 {
@@ -154,10 +266,18 @@ static int own_backing(int backing, uint32_t idx)
 	return r < 0 ? (int)r : 0;
 }
 
+/* Drop the reverse entry of `backing` if it still names slot idx. */
+static void disown_backing(int backing, uint32_t idx)
+{
+	if (fdmap_get(&vfd_backing_map, (uint32_t)backing) == idx + 1)
+		fdmap_release(&vfd_backing_map, (uint32_t)backing);
+}
+
 /*
- * Remove map slot idx and the reverse entry of its backing descriptor, and
- * return that backing descriptor (the caller closes it, or not), or -EBADF
- * if the slot was free.  Table lock held.
+ * Remove map slot idx, open or pending, and the reverse entry of its
+ * backing descriptor.  Returns that backing descriptor (for the caller to
+ * close, or not) if the slot was open, -EBADF if it was free or pending.
+ * Table lock held.
  */
 static int drop_entry(uint32_t idx)
 {
@@ -165,14 +285,58 @@ static int drop_entry(uint32_t idx)
 
 	if (!old)
 		return -EBADF;
-	fdmap_release(&vfd_backing_map, (uint32_t)backing_of(old));
-	return backing_of(old);
+	disown_backing(backing_of(old), idx);
+	return old & VFD_BUSY ? backing_of(old) : -EBADF;
 }
+
+/* Finish the closes that signal handlers left pending.  Table lock held
+ * (by this thread: the only one that can push, from its handlers). */
+static void drain_pending(void)
+{
+	uint32_t n;
+
+	while ((n = __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST)) > 0) {
+		uint32_t idx = pending[n - 1];
+
+		/* A handler may push between the read and the pop: retry. */
+		if (__atomic_compare_exchange_n(&pending_n, &n, n - 1, 0,
+						__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) &&
+		    !(fdmap_get(&vfd_map, idx) & VFD_BUSY))
+			drop_entry(idx);
+	}
+}
+
+/*
+ * Close (or forget) slot idx from a signal handler that interrupted this
+ * thread inside the lock: mark it closed with one atomic step, so that
+ * lookups see it closed at once, close its backing descriptor if asked,
+ * and leave freeing the slot to the interrupted holder.  If more than
+ * PENDING_MAX such closes pile up in one interruption, the extra slots stay
+ * unusable (their descriptors are closed all the same).
+ */
+static int release_deferred(uint32_t idx, int close_backing)
+{
+	uint32_t v, n;
+
+	do {
+		v = fdmap_get(&vfd_map, idx);
+		if (!(v & VFD_BUSY))
+			return -EBADF;
+	} while (!fdmap_cas(&vfd_map, idx, v, v & ~VFD_BUSY));
+	n = __atomic_fetch_add(&pending_n, 1, __ATOMIC_SEQ_CST);
+	if (n < PENDING_MAX)
+		pending[n] = idx;
+	else
+		__atomic_fetch_sub(&pending_n, 1, __ATOMIC_SEQ_CST);
+	return close_backing ? ufd_sys_close(backing_of(v)) : backing_of(v);
+}
+
+/* ---- virtual descriptors ---- */
 
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
 	uint32_t value, replaced = 0, at_idx = (uint32_t)at - FD_UNSEQ_BASE;
-	int backing;
+	int backing, err;
 	int64_t idx;
 
 	vfd_init();
@@ -181,12 +345,24 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		return backing;
 	value = slot_value(backing, flags);
 
-	lock_table();
+	err = lock_table();
+	if (err < 0) {
+		ufd_sys_close(backing);
+		return err;
+	}
 	switch (where) {
 	case VFD_AT_EXACT:
-		replaced = fdmap_replace(&vfd_map, at_idx, value);
-		idx = replaced ? at_idx
-			       : fdmap_alloc_exact(&vfd_map, at_idx, value);
+		replaced = fdmap_get(&vfd_map, at_idx);
+		if (replaced & VFD_BUSY) {
+			fdmap_replace(&vfd_map, at_idx, value);
+			idx = at_idx;
+		} else {
+			/* free, or pending from a handler: finish that first */
+			if (replaced)
+				drop_entry(at_idx);
+			replaced = 0;
+			idx = fdmap_alloc_exact(&vfd_map, at_idx, value);
+		}
 		break;
 	case VFD_AT_LOWEST:
 		idx = fdmap_alloc_from(&vfd_map, at_idx, value);
@@ -196,8 +372,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		break;
 	}
 	if (idx >= 0) {
-		int err = own_backing(backing, (uint32_t)idx);
-
+		err = own_backing(backing, (uint32_t)idx);
 		if (err < 0) {
 			/* Undo: the slot goes back to what it was. */
 			if (replaced)
@@ -207,8 +382,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 			replaced = 0;
 			idx = err;
 		} else if (replaced) {
-			fdmap_release(&vfd_backing_map,
-				      (uint32_t)backing_of(replaced));
+			disown_backing(backing_of(replaced), at_idx);
 		}
 	}
 	unlock_table();
@@ -222,28 +396,175 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
 
-int vfd_close(int vfd)
+/* Close or forget virtual descriptor vfd: the shared part of both. */
+static int release_vfd(int vfd, int close_backing)
 {
-	int backing = vfd_forget(vfd);
+	uint32_t idx = (uint32_t)vfd - FD_UNSEQ_BASE;
+	int backing;
 
-	if (backing < 0)
+	if (!vfd_in_space(vfd))
+		return -EBADF;
+	if (lock_table() < 0)
+		return release_deferred(idx, close_backing);
+	backing = drop_entry(idx);
+	unlock_table();
+	if (backing < 0 || !close_backing)
 		return backing;
 	/* Linux frees the descriptor even when close reports an error (EINTR
 	 * or EIO), so the entry is gone either way; pass the error on. */
 	return ufd_sys_close(backing);
 }
 
+int vfd_close(int vfd)
+{
+	return release_vfd(vfd, 1);
+}
+
 int vfd_forget(int vfd)
 {
-	int backing;
+	return release_vfd(vfd, 0);
+}
+
+int vfd_next_listed(int after)
+{
+	uint32_t from = vfd_in_space(after) ? (uint32_t)after - FD_UNSEQ_BASE + 1 : 0;
+	int64_t idx;
+
+	/* A listing is a snapshot, as the kernel's is: entries made or closed
+	 * meanwhile may or may not show.  The lock keeps the walk over the
+	 * bitmaps consistent; from a handler inside it, list nothing more. */
+	if (lock_table() < 0)
+		return -1;
+	for (idx = fdmap_next_busy(&vfd_map, from); idx >= 0;
+	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+
+		if ((v & VFD_BUSY) && !(v & VFD_HIDDEN))
+			break;
+	}
+	unlock_table();
+	return idx < 0 ? -1 : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+}
+
+int vfd_get_flags(int vfd)
+{
+	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
+
+	return v ? (int)(v & VFD_FLAGS) : -EBADF;
+}
+
+int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags)
+{
+	uint32_t idx = (uint32_t)vfd - FD_UNSEQ_BASE, v;
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
-	lock_table();
-	backing = drop_entry((uint32_t)vfd - FD_UNSEQ_BASE);
-	unlock_table();
-	return backing;
+	mask &= VFD_FLAGS;
+	do {
+		v = fdmap_get(&vfd_map, idx);
+		if (!(v & VFD_BUSY))
+			return -EBADF;
+	} while (!fdmap_cas(&vfd_map, idx, v, (v & ~mask) | (flags & mask)));
+	return 0;
 }
+
+/* ---- real descriptors ---- */
+
+uint32_t vfd_real_get_flags(int fd)
+{
+	uint32_t v = (uint32_t)fd < FD_UNSEQ_BASE ? fdmap_get(&mark_map, (uint32_t)fd) : 0;
+
+	return v & VFD_BUSY ? v & VFD_FLAGS : 0;
+}
+
+/* Unmark real descriptor fd, lock-free (from close(), which may run in a
+ * signal handler). */
+static void unmark(int fd)
+{
+	uint32_t v;
+
+	if ((uint32_t)fd >= FD_UNSEQ_BASE)
+		return;
+	do {
+		v = fdmap_get(&mark_map, (uint32_t)fd);
+		if (!(v & VFD_BUSY))
+			return;
+	} while (!fdmap_cas(&mark_map, (uint32_t)fd, v, MARK_CLEARED));
+}
+
+int vfd_real_set_flags(int fd, uint32_t flags)
+{
+	int64_t r = 0;
+
+	flags &= VFD_CLOFORK;
+	/* A backing descriptor is not the application's to mark. */
+	if ((uint32_t)fd >= FD_UNSEQ_BASE || vfd_owner(fd) >= 0)
+		return -EBADF;
+	if (!flags) {
+		unmark(fd);
+		return 0;
+	}
+	vfd_init();
+	if (lock_table() < 0)
+		return -EBUSY;
+	if (!fdmap_replace(&mark_map, (uint32_t)fd, VFD_BUSY | flags))
+		r = fdmap_alloc_exact(&mark_map, (uint32_t)fd, VFD_BUSY | flags);
+	unlock_table();
+	if (r < 0)
+		return (int)r;
+	guard(fd);
+	return 0;
+}
+
+int vfd_real_closing(int fd)
+{
+	if (vfd_owner(fd) >= 0)
+		return -EBADF;
+	unmark(fd);
+	return 0;
+}
+
+int vfd_real_replacing(int fd)
+{
+	int owner = vfd_owner(fd), moved, err;
+	uint32_t idx, v;
+
+	unmark(fd);
+	if (owner < 0)
+		return 0;
+	if (lock_table() < 0)
+		return -EBUSY;
+	owner = vfd_owner(fd);
+	idx = (uint32_t)owner - FD_UNSEQ_BASE;
+	v = owner >= 0 ? fdmap_get(&vfd_map, idx) : 0;
+	if (!(v & VFD_BUSY)) {
+		if (owner >= 0) /* a pending close: its number is free */
+			disown_backing(fd, idx);
+		unlock_table();
+		return 0;
+	}
+	/* Move the backing descriptor: a copy elsewhere, then the slot and
+	 * the reverse map point at it, then the old number is free for the
+	 * application's dup2. */
+	moved = new_backing(fd);
+	if (moved < 0) {
+		unlock_table();
+		return moved;
+	}
+	err = own_backing(moved, idx);
+	if (err < 0) {
+		unlock_table();
+		ufd_sys_close(moved);
+		return err;
+	}
+	fdmap_replace(&vfd_map, idx, slot_value(moved, v & VFD_FLAGS));
+	disown_backing(fd, idx);
+	unlock_table();
+	ufd_sys_close(fd);
+	return 0;
+}
+
+/* ---- close_range ---- */
 
 /*
  * The real half of close_range: [first, last] below FD_UNSEQ_BASE, with
@@ -253,9 +574,14 @@ int vfd_forget(int vfd)
  */
 static int close_real_range(unsigned first, unsigned last, unsigned flags)
 {
+	int64_t m;
+
 	/* Marking close-on-exec harms no backing descriptor (they all are). */
 	if (flags & CLOSE_RANGE_CLOEXEC)
 		return (int)ufd_sys6(SYS_close_range, first, last, flags, 0, 0, 0);
+	for (m = fdmap_next_busy(&mark_map, first); m >= 0 && m <= last;
+	     m = fdmap_next_busy(&mark_map, (uint32_t)m + 1))
+		fdmap_release(&mark_map, (uint32_t)m);
 	while (first <= last) {
 		int64_t b = fdmap_next_busy(&vfd_backing_map, first);
 		unsigned end = b < 0 || (uint64_t)b > last ? last : (unsigned)b - 1;
@@ -276,11 +602,13 @@ static int close_real_range(unsigned first, unsigned last, unsigned flags)
 int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 {
 	int64_t idx;
-	int ret = 0;
+	int ret;
 
 	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) || first > last)
 		return -EINVAL;
-	lock_table();
+	ret = lock_table();
+	if (ret < 0)
+		return ret;
 	if (first < FD_UNSEQ_BASE)
 		ret = close_real_range(first, last < FD_UNSEQ_BASE ? last
 								   : FD_UNSEQ_BASE - 1,
@@ -292,68 +620,365 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 
 		for (idx = fdmap_next_busy(&vfd_map, lo); idx >= 0 && idx <= hi;
 		     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
-			if (flags & CLOSE_RANGE_CLOEXEC) {
-				uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+			uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
+			if (!(v & VFD_BUSY))
+				continue;
+			if (flags & CLOSE_RANGE_CLOEXEC)
 				fdmap_replace(&vfd_map, (uint32_t)idx, v | VFD_CLOEXEC);
-			} else {
+			else
 				ufd_sys_close(drop_entry((uint32_t)idx));
-			}
 		}
 	}
 	unlock_table();
 	return ret;
 }
 
-int vfd_next_listed(int after)
+/* ---- exec hand-off ----
+ *
+ * The hand-off is one environment entry:
+ *
+ *   UFD_HANDOFF=1;<pid>;<entry>,<entry>,...     for an exec
+ *   UFD_HANDOFF=1;s<pid>;<entry>,<entry>,...    for a spawn
+ *
+ * where <pid> is the process's, which the new program checks against its
+ * own pid (exec keeps it) or, after s, its parent's (posix_spawn, system,
+ * popen); a grandchild that finds a stale entry in its environment has
+ * neither.  Each entry is either
+ * <vfd>=<backing>/<flags> (a virtual descriptor and the inherited real
+ * descriptor behind it) or <fd>/<flags> (a real descriptor's close-on-fork
+ * mark), all in decimal.
+ */
+#define HANDOFF_NAME "UFD_HANDOFF="
+
+/* Append "<n>" to *p. */
+static void put_num(char **p, unsigned long n)
 {
-	uint32_t from = vfd_in_space(after) ? (uint32_t)after - FD_UNSEQ_BASE + 1 : 0;
+	char tmp[24];
+	int len = 0;
+
+	do
+		tmp[len++] = (char)('0' + n % 10);
+	while ((n /= 10));
+	while (len)
+		*(*p)++ = tmp[--len];
+}
+
+/* Does virtual descriptor slot value v survive an exec (spawn: a fork
+ * and an exec)? */
+static int survives(uint32_t v, int spawn)
+{
+	return (v & VFD_BUSY) && !(v & VFD_CLOEXEC) && !(spawn && (v & VFD_CLOFORK));
+}
+
+/* A mark's bit: the real descriptor was not close-on-exec for the kernel
+ * before a spawn made it so (see set_inheritable). */
+#define MARK_WAS_INHERITABLE 0x10U
+
+/*
+ * Before an exec (inheritable 1): the backing descriptor of every virtual
+ * descriptor that survives it loses the kernel's close-on-exec flag; for a
+ * spawn, whose child is a fork child too, every real descriptor marked
+ * close-on-fork gets it, so that the child does not keep it.  After
+ * (inheritable 0): all back as they were.  Table lock held.
+ */
+static void set_inheritable(int inheritable, int spawn)
+{
 	int64_t idx;
 
-	lock_table();
-	for (idx = fdmap_next_busy(&vfd_map, from); idx >= 0;
-	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1))
-		if (!(fdmap_get(&vfd_map, (uint32_t)idx) & VFD_HIDDEN))
-			break;
-	unlock_table();
-	return idx < 0 ? -1 : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
-}
+	for (idx = fdmap_next_busy(&vfd_map, 0); idx >= 0;
+	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-int vfd_get_flags(int vfd)
-{
-	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
-
-	return v ? (int)(v & VFD_FLAGS) : -EBADF;
-}
-
-int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags)
-{
-	uint32_t idx = (uint32_t)vfd - FD_UNSEQ_BASE, v;
-	int ret = -EBADF;
-
-	if (!vfd_in_space(vfd))
-		return -EBADF;
-	lock_table();
-	v = fdmap_get(&vfd_map, idx);
-	if (v) {
-		fdmap_replace(&vfd_map, idx, (v & ~(mask & VFD_FLAGS)) |
-						     (flags & mask & VFD_FLAGS));
-		ret = 0;
+		if (survives(v, spawn))
+			ufd_sys_fcntl(backing_of(v), F_SETFD,
+				      inheritable ? 0 : FD_CLOEXEC);
 	}
+	for (idx = spawn ? fdmap_next_busy(&mark_map, 0) : -1; idx >= 0;
+	     idx = fdmap_next_busy(&mark_map, (uint32_t)idx + 1)) {
+		uint32_t m = fdmap_get(&mark_map, (uint32_t)idx);
+		int fd = (int)idx, kernel;
+
+		if (!(m & VFD_BUSY))
+			continue;
+		if (inheritable) {
+			kernel = ufd_sys_fcntl(fd, F_GETFD, 0);
+			if (kernel == 0) {
+				fdmap_replace(&mark_map, (uint32_t)idx,
+					      m | MARK_WAS_INHERITABLE);
+				ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
+			}
+		} else if (m & MARK_WAS_INHERITABLE) {
+			fdmap_replace(&mark_map, (uint32_t)idx,
+				      m & ~MARK_WAS_INHERITABLE);
+			ufd_sys_fcntl(fd, F_SETFD, 0);
+		}
+	}
+}
+
+/* Whether the hand-off being prepared is for a spawn (table lock held
+ * from vfd_exec_prepare to vfd_exec_done). */
+static int exec_spawn;
+
+int vfd_exec_prepare(char **buf, size_t *len, int spawn)
+{
+	char *p;
+	int64_t i;
+
+	*buf = NULL;
+	*len = 0;
+	/* From a handler that interrupted a change to the table, hand off
+	 * nothing: the exec goes ahead as if every virtual descriptor were
+	 * close-on-exec. */
+	if (lock_table() < 0)
+		return 0;
+	/* "<vfd>=<backing>/<flags>," is at most 10+1+9+1+1+1 characters. */
+	*len = 64 + 24 * (size_t)vfd_map.live + 16 * (size_t)mark_map.live;
+	p = ufd_sys_mmap(NULL, *len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ufd_sys_is_error((long)p)) {
+		unlock_table();
+		*len = 0;
+		return -ENOMEM;
+	}
+	*buf = p;
+	exec_spawn = spawn;
+	memcpy(p, HANDOFF_NAME "1;", strlen(HANDOFF_NAME "1;"));
+	p += strlen(HANDOFF_NAME "1;");
+	if (spawn)
+		*p++ = 's';
+	put_num(&p, (unsigned long)getpid());
+	*p++ = ';';
+	for (i = fdmap_next_busy(&vfd_map, 0); i >= 0;
+	     i = fdmap_next_busy(&vfd_map, (uint32_t)i + 1)) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)i);
+
+		if (!survives(v, spawn))
+			continue;
+		put_num(&p, FD_UNSEQ_BASE + (unsigned long)i);
+		*p++ = '=';
+		put_num(&p, (unsigned long)backing_of(v));
+		*p++ = '/';
+		put_num(&p, v & VFD_FLAGS);
+		*p++ = ',';
+	}
+	/* Marked real descriptors keep their mark across an exec; a spawn
+	 * child does not have them at all. */
+	for (i = spawn ? -1 : fdmap_next_busy(&mark_map, 0); i >= 0;
+	     i = fdmap_next_busy(&mark_map, (uint32_t)i + 1)) {
+		uint32_t v = fdmap_get(&mark_map, (uint32_t)i);
+
+		if (!(v & VFD_BUSY))
+			continue;
+		put_num(&p, (unsigned long)i);
+		*p++ = '/';
+		put_num(&p, v & VFD_FLAGS);
+		*p++ = ',';
+	}
+	*p = '\0';
+	set_inheritable(1, spawn);
+	return 0;
+}
+
+void vfd_exec_done(char *buf, size_t len)
+{
+	if (!buf)
+		return;
+	set_inheritable(0, exec_spawn);
+	ufd_sys_munmap(buf, len);
 	unlock_table();
-	return ret;
+}
+
+/* Parse a decimal number (no sign, no leading zero) ending at one of
+ * `ends`; returns the character after it or NULL. */
+static const char *parse_num(const char *s, const char *ends, unsigned long max,
+			     unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+		return NULL;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (unsigned long)(*p++ - '0');
+		if (v > max)
+			return NULL;
+	}
+	if (!*p || !strchr(ends, *p)) /* strchr would match the NUL too */
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/* One hand-off entry, parsed. */
+struct handoff_entry {
+	unsigned long vfd; /* 0 for a real descriptor's mark */
+	unsigned long fd;  /* the backing descriptor, or the marked one */
+	unsigned long flags;
+	int open;	   /* e.fd is open in this process */
+};
+
+/*
+ * Parse the entry at *s into e and advance *s past it (and its comma).
+ * Returns NULL, or a reason the hand-off is unusable.
+ */
+static const char *parse_entry(const char **s, struct handoff_entry *e)
+{
+	unsigned long a, b;
+	const char *p = parse_num(*s, "=/", ~0UL, &a);
+
+	if (!p)
+		return "a malformed number";
+	e->vfd = 0;
+	if (*p == '=') {
+		if (a < FD_UNSEQ_BASE || a >= FD_UNSEQ_LIMIT)
+			return "a virtual descriptor out of the virtual space";
+		p = parse_num(p + 1, "/", VFD_REAL_MAX, &b);
+		if (!p)
+			return "a malformed backing descriptor";
+		e->vfd = a;
+		e->fd = b;
+	} else {
+		if (a > VFD_REAL_MAX)
+			return "a real descriptor out of range";
+		e->fd = a;
+	}
+	p = parse_num(p + 1, ",", VFD_FLAGS, &e->flags);
+	if (!p)
+		return "malformed flags";
+	if (e->flags & VFD_CLOEXEC)
+		return "a close-on-exec descriptor";
+	if (!e->vfd && e->flags != VFD_CLOFORK)
+		return "a mark other than close-on-fork";
+	/* ufd never backs a virtual descriptor with 0, 1 or 2. */
+	if (e->vfd && e->fd < 3)
+		return "a standard stream as a backing descriptor";
+	/* Not open: closed on the way (a posix_spawn file action, say), so
+	 * nothing to take over. */
+	e->open = ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
+	*s = p + 1;
+	return NULL;
+}
+
+/* Undo the first n entries taken over from the hand-off at list. */
+static void handoff_undo(const char *list, int n)
+{
+	struct handoff_entry e;
+
+	while (n-- > 0 && !parse_entry(&list, &e)) {
+		if (!e.open)
+			continue;
+		if (e.vfd) {
+			fdmap_release(&vfd_map, (uint32_t)(e.vfd - FD_UNSEQ_BASE));
+			fdmap_release(&vfd_backing_map, (uint32_t)e.fd);
+		} else {
+			fdmap_release(&mark_map, (uint32_t)e.fd);
+		}
+	}
+}
+
+/* Take over the entries; returns how many virtual descriptors, or the
+ * reason for giving up (all undone).  Table lock held. */
+static const char *handoff_install(const char *list, int *taken)
+{
+	const char *s = list, *why;
+	struct handoff_entry e;
+	int n = 0;
+
+	*taken = 0;
+	while (*s) {
+		why = parse_entry(&s, &e);
+		if (!why && !e.open) {
+			/* skipped */
+		} else if (!why && e.vfd) {
+			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
+				why = "a backing descriptor named twice";
+			else if (fdmap_alloc_exact(&vfd_map,
+						   (uint32_t)(e.vfd - FD_UNSEQ_BASE),
+						   slot_value((int)e.fd,
+							      (uint32_t)e.flags)) < 0)
+				why = "a virtual descriptor named twice";
+			else if (own_backing((int)e.fd,
+					     (uint32_t)(e.vfd - FD_UNSEQ_BASE)) < 0) {
+				fdmap_release(&vfd_map, (uint32_t)(e.vfd - FD_UNSEQ_BASE));
+				why = "no memory";
+			}
+		} else if (!why) {
+			if (fdmap_alloc_exact(&mark_map, (uint32_t)e.fd,
+					      VFD_BUSY | (uint32_t)e.flags) < 0)
+				why = "a real descriptor named twice";
+		}
+		if (why) {
+			handoff_undo(list, n);
+			return why;
+		}
+		n++;
+		*taken += e.vfd && e.open;
+	}
+	/* Everything checked: the backing descriptors are ufd's again, and
+	 * close-on-exec for the kernel. */
+	for (s = list; *s && !parse_entry(&s, &e);) {
+		if (!e.open)
+			continue;
+		if (e.vfd)
+			ufd_sys_fcntl((int)e.fd, F_SETFD, FD_CLOEXEC);
+		guard((int)e.fd);
+	}
+	return NULL;
+}
+
+int vfd_exec_inherit(const char *value)
+{
+	unsigned long version, pid;
+	const char *p, *why = NULL;
+	int taken = 0, spawn = 0;
+
+	vfd_init();
+	p = parse_num(value, ";", 1, &version);
+	if (p && p[1] == 's') {
+		spawn = 1;
+		p++;
+	}
+	if (!p || version != 1)
+		why = "an unknown format";
+	else if (!(p = parse_num(p + 1, ";", 0x7fffffff, &pid)))
+		why = "a malformed process id";
+	else if (pid != (unsigned long)(spawn ? getppid() : getpid()))
+		why = "another process's hand-off";
+	else if (lock_table() < 0)
+		why = "the table being busy";
+	else {
+		why = handoff_install(p + 1, &taken);
+		unlock_table();
+	}
+	if (why) {
+		char msg[160];
+		int n = snprintf(msg, sizeof(msg),
+				 "ufd: ignoring UFD_HANDOFF (%s); inherited "
+				 "descriptors stay as the kernel passed them\n",
+				 why);
+
+		ufd_sys6(SYS_write, 2, (long)msg, n, 0, 0, 0);
+		return -EINVAL;
+	}
+	return taken;
 }
 
 /* ---- fork ---- */
 
+/* Whether fork_prepare took the lock (it cannot from a handler that
+ * interrupted this thread inside it). */
+static int fork_locked;
+
 static void fork_prepare(void)
 {
-	lock_table();
+	fork_locked = lock_table() == 0;
 }
 
 static void fork_parent(void)
 {
-	unlock_table();
+	if (fork_locked)
+		unlock_table();
 }
 
 /*
@@ -366,6 +991,9 @@ static void fork_child(void)
 	uint64_t seed;
 	int64_t idx;
 
+	tid_cache = 0;
+	if (!fork_locked)
+		return; /* the interrupted change resumes and unlocks */
 	table_lock = 0;
 	seed = seed_fixed ? vfd_map.rng[0] ^ 0x5eed0f0c4ULL : kernel_seed();
 	fdmap_reseed(&vfd_map, seed);
@@ -373,8 +1001,17 @@ static void fork_child(void)
 	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-		if (v & VFD_CLOFORK)
+		if (!(v & VFD_BUSY))
+			drop_entry((uint32_t)idx);
+		else if (v & VFD_CLOFORK)
 			ufd_sys_close(drop_entry((uint32_t)idx));
+	}
+	for (idx = fdmap_next_busy(&mark_map, 0); idx >= 0;
+	     idx = fdmap_next_busy(&mark_map, (uint32_t)idx + 1)) {
+		if ((fdmap_get(&mark_map, (uint32_t)idx) & VFD_BUSY) &&
+		    vfd_owner((int)idx) < 0)
+			ufd_sys_close((int)idx);
+		fdmap_release(&mark_map, (uint32_t)idx);
 	}
 }
 
@@ -382,20 +1019,12 @@ static void fork_child(void)
 
 static void init_once(void)
 {
-	struct rlimit rl;
-
-	/* Half the soft limit, at most 64Ki: well above what programs use,
-	 * and never so high that the kernel's table for this process grows
-	 * to megabytes.  Placement is revisited with the protection work. */
-	backing_floor = 3;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur / 2 > 3)
-		backing_floor = rl.rlim_cur / 2 > 65536 ? 65536 : (int)(rl.rlim_cur / 2);
-
-	lock_table();
+	place_from_rlimit();
+	/* The lock is not needed yet: nothing can use the maps before
+	 * vfd_init returns, and their empty state answers every lookup. */
 	fdmap_init(&vfd_map, FDMAP_SPACE, initial_seed());
 	fdmap_init(&vfd_backing_map, FD_UNSEQ_BASE, 0);
-	unlock_table();
+	fdmap_init(&mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 

@@ -5,13 +5,16 @@
  * Maps each open virtual descriptor to the real kernel descriptor that backs
  * it and to its per-descriptor flags, on top of one fdmap.  It owns the
  * process-wide state: the lock that serialises changes, the random seed,
- * where backing descriptors are placed, and what fork does to the table.
+ * where backing descriptors are placed and how they are kept from the
+ * application, close-on-fork marks of real descriptors, what fork does to
+ * the table, and the hand-off of descriptors across exec.
  *
  * Functions return >= 0 or -errno and never touch errno.
  */
 #ifndef UFD_VFD_TABLE_H
 #define UFD_VFD_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fdmap.h"
@@ -24,10 +27,13 @@
 #define VFD_FLAGS   (VFD_CLOEXEC | VFD_CLOFORK | VFD_HIDDEN)
 
 /*
- * A slot value: the backing descriptor in bits 4..31, VFD_BUSY so that the
- * value is never 0 (even for backing descriptor 0), the flags in bits 0..2.
- * Backing descriptors must therefore stay below 2^28, which the kernel's
- * nr_open (2^20 by default) guarantees unless raised beyond that.
+ * A slot value: the backing descriptor in bits 4..31, the flags in bits
+ * 0..2, and VFD_BUSY while the descriptor is open.  A slot holding a value
+ * without VFD_BUSY is a descriptor closed from a signal handler that
+ * interrupted a change to the table, waiting for that change to finish
+ * before its slot is freed (see vfd_close); lookups treat it as closed.
+ * Backing descriptors must stay below 2^28, which the kernel's nr_open
+ * (2^20 by default) guarantees unless raised beyond that.
  */
 #define VFD_BUSY       0x8U
 #define VFD_REAL_SHIFT 4
@@ -44,6 +50,14 @@ extern struct fdmap vfd_map;
  */
 extern struct fdmap vfd_backing_map;
 
+/*
+ * Real descriptors from this number up may be backing descriptors or carry
+ * a close-on-fork mark, and the application's close() or dup2() onto them
+ * must ask vfd_real_closing / vfd_real_replacing first.  Below it, neither:
+ * one comparison keeps those calls on the fast path.
+ */
+extern unsigned vfd_guard_from;
+
 /* Is fd a number in the virtual space (open or not)? */
 static inline int vfd_in_space(int fd)
 {
@@ -53,7 +67,9 @@ static inline int vfd_in_space(int fd)
 /* The slot value of virtual descriptor vfd (in the space), 0 if not open. */
 static inline uint32_t vfd_slot(int vfd)
 {
-	return fdmap_get(&vfd_map, (uint32_t)vfd - FD_UNSEQ_BASE);
+	uint32_t v = fdmap_get(&vfd_map, (uint32_t)vfd - FD_UNSEQ_BASE);
+
+	return v & VFD_BUSY ? v : 0;
 }
 
 /*
@@ -70,8 +86,28 @@ static inline int vfd_translate(int fd)
 
 	if (__builtin_expect(!vfd_in_space(fd), 1))
 		return fd;
-	v = vfd_slot(fd);
-	return v ? (int)(v >> VFD_REAL_SHIFT) : fd;
+	v = fdmap_get(&vfd_map, (uint32_t)fd - FD_UNSEQ_BASE);
+	return v & VFD_BUSY ? (int)(v >> VFD_REAL_SHIFT) : fd;
+}
+
+/* Is real descriptor fd (>= 0) at or past vfd_guard_from? */
+static inline int vfd_guarded(int fd)
+{
+	return (unsigned)fd >= __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
+}
+
+/*
+ * The virtual descriptor that real descriptor real_fd backs, or -1 if it
+ * backs none.  Lock-free.  stdio and dirent streams made on a virtual
+ * descriptor hold its backing descriptor; this maps it back.
+ */
+static inline int vfd_owner(int real_fd)
+{
+	uint32_t v = (uint32_t)real_fd < FD_UNSEQ_BASE
+			     ? fdmap_get(&vfd_backing_map, (uint32_t)real_fd)
+			     : 0;
+
+	return v ? (int)(FD_UNSEQ_BASE + v - 1) : -1;
 }
 
 /* Where vfd_create puts the new virtual descriptor. */
@@ -96,31 +132,22 @@ void vfd_init(void);
  * Returns the new virtual descriptor, or:
  *   -EBADF   real_fd is not open;
  *   -EMFILE  RLIMIT_NOFILE or the virtual space is exhausted;
- *   -ENOMEM  the map could not grow.
+ *   -ENOMEM  the map could not grow;
+ *   -EBUSY   called from a signal handler that interrupted a change to the
+ *            table in the same thread (the change cannot be waited for).
  * For VFD_AT_EXACT, an open descriptor at `at` is replaced atomically (a
  * concurrent lookup sees the old or the new file, never neither) and its
  * backing descriptor closed after.
  */
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
 
-/* Close virtual descriptor vfd.  Returns 0, -EBADF if it is not open, or
- * the error the kernel gave closing its backing descriptor (the descriptor
- * is gone either way, as with close(2)). */
-int vfd_close(int vfd);
-
 /*
- * The virtual descriptor that real descriptor real_fd backs, or -1 if it
- * backs none.  Lock-free.  stdio and dirent streams made on a virtual
- * descriptor hold its backing descriptor; this maps it back.
+ * Close virtual descriptor vfd.  Returns 0, -EBADF if it is not open, or
+ * the error the kernel gave closing its backing descriptor (the descriptor
+ * is gone either way, as with close(2)).  Async-signal-safe, also in a
+ * handler that interrupted a change to the table in the same thread.
  */
-static inline int vfd_owner(int real_fd)
-{
-	uint32_t v = (uint32_t)real_fd < FD_UNSEQ_BASE
-			     ? fdmap_get(&vfd_backing_map, (uint32_t)real_fd)
-			     : 0;
-
-	return v ? (int)(FD_UNSEQ_BASE + v - 1) : -1;
-}
+int vfd_close(int vfd);
 
 /*
  * Drop virtual descriptor vfd from the table without closing its backing
@@ -149,7 +176,58 @@ int vfd_next_listed(int after);
 /* The VFD_* flags of open virtual descriptor vfd, or -EBADF. */
 int vfd_get_flags(int vfd);
 
-/* Set the flags in mask to the values in flags.  Returns 0 or -EBADF. */
+/* Set the flags in mask to the values in flags.  Returns 0 or -EBADF.
+ * Lock-free and async-signal-safe. */
 int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
+
+/*
+ * Real descriptors, for the application's calls (only needed when
+ * vfd_guarded(fd), except the flags):
+ *
+ * vfd_real_closing: the application closes real descriptor fd.  -EBADF if
+ * fd is a backing descriptor (not the application's to close: the kernel's
+ * answer for a descriptor it does not have); else its close-on-fork mark is
+ * dropped and 0 returned.
+ *
+ * vfd_real_replacing: the application makes fd a new descriptor (dup2 or
+ * dup3 onto it).  A backing descriptor at fd is first moved elsewhere, so
+ * the virtual descriptor it backs stays intact; the mark is dropped.
+ * Returns 0, or -EMFILE if the backing descriptor could not move.
+ *
+ * vfd_real_set_flags / vfd_real_get_flags: the close-on-fork mark
+ * (VFD_CLOFORK) of real descriptor fd, which ufd keeps since the kernel
+ * has no such flag.
+ */
+int vfd_real_closing(int fd);
+int vfd_real_replacing(int fd);
+int vfd_real_set_flags(int fd, uint32_t flags);
+uint32_t vfd_real_get_flags(int fd);
+
+/*
+ * exec hand-off.
+ *
+ * vfd_exec_prepare: before an exec, make every virtual descriptor without
+ * close-on-exec inheritable (its backing descriptor loses the kernel's
+ * close-on-exec flag) and write, into a new mapping returned in *buf (of
+ * *len bytes), the environment entry "UFD_HANDOFF=..." that tells ufd in
+ * the new program which inherited descriptor backs which virtual one, and
+ * the close-on-fork marks of real descriptors.  With spawn (posix_spawn,
+ * system, popen: a fork child that execs), close-on-fork descriptors,
+ * virtual or real, are not passed on at all.  The table stays locked
+ * until vfd_exec_done, so that nothing changes under the exec.  Returns 0
+ * or -ENOMEM.
+ *
+ * vfd_exec_done: after the exec failed: back to how things were (backing
+ * descriptors close-on-exec again), the mapping freed, the table unlocked.
+ *
+ * vfd_exec_inherit: in the new program (from the library constructor),
+ * take over what the hand-off in environment entry `value` describes.  The
+ * value is untrusted: anything malformed or not matching this process is
+ * reported once on stderr and ignored as a whole.  Returns the number of
+ * virtual descriptors taken over, or -EINVAL.
+ */
+int vfd_exec_prepare(char **buf, size_t *len, int spawn);
+void vfd_exec_done(char *buf, size_t len);
+int vfd_exec_inherit(const char *value);
 
 #endif /* UFD_VFD_TABLE_H */

@@ -482,7 +482,7 @@ START_TEST(fork_closes_clofork_and_reseeds)
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "close-on-fork not applied in the child");
-	ck_assert_int_eq(fcntl(drop, F_GETFD), 0); /* the parent keeps it */
+	ck_assert_int_eq(fcntl(drop, F_GETFD), FD_CLOFORK); /* the parent keeps it */
 	ck_assert_msg(parent_next != child_next,
 		      "parent and child allocated the same number %d", parent_next);
 	close(parent_next);

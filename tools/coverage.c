@@ -7,31 +7,56 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "FD(a) FD(b)" -> "a, b" */
+/*
+ * The fds column of a row, as text: "FD(a) PATH(p) CLOEXEC(flags, X)" ->
+ * "`a`, path `p`, `X` under UFD_CLOEXEC".
+ */
 static void print_fds(const char *fds)
 {
-	const char *sep = "";
+	const char *sep = "", *open, *close;
 
-	while ((fds = strstr(fds, "FD("))) {
-		const char *end = strchr(fds, ')');
+	while ((open = strchr(fds, '('))) {
+		const char *kind = fds;
+		int kind_len;
 
-		printf("%s`%.*s`", sep, (int)(end - fds - 3), fds + 3);
+		while (*kind == ' ')
+			kind++;
+		kind_len = (int)(open - kind);
+		close = strchr(open, ')');
+		if (!close)
+			break;
+		if (!strncmp(kind, "FD", (size_t)kind_len) && kind_len == 2) {
+			printf("%s`%.*s`", sep, (int)(close - open - 1), open + 1);
+		} else if (!strncmp(kind, "PATH", (size_t)kind_len) && kind_len == 4) {
+			printf("%spath `%.*s`", sep, (int)(close - open - 1), open + 1);
+		} else if (!strncmp(kind, "CLOEXEC", (size_t)kind_len) && kind_len == 7) {
+			const char *comma = strchr(open, ',');
+
+			while (*++comma == ' ')
+				;
+			printf("%s`%.*s` under `UFD_CLOEXEC`", sep,
+			       (int)(close - comma), comma);
+		}
 		sep = ", ";
-		fds = end;
+		fds = close + 1;
 	}
 }
 
 int main(void)
 {
-	puts("| call | translated arguments | what else the wrapper does |");
+	puts("| call | rewritten arguments | what else the wrapper does |");
 	puts("| --- | --- | --- |");
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	printf("| `%s` | ", #name);                 \
 	print_fds(#fds);                            \
 	puts(" | |");
+#define UFD_NEW(name, ret, err, params, args, fds) \
+	printf("| `%s` | ", #name);                \
+	print_fds(#fds);                           \
+	puts(" | makes a descriptor |");
 #define UFD_HAND(name, ret, err, params, args, why) \
 	puts("| `" #name "` | | " why " |");
-#define UFD_HANDV(name, ret, err, params, args, last, extra, why) \
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
 	UFD_HAND(name, ret, err, params, args, why)
 #include "calls.def"
 	return 0;

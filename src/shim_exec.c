@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_exec.c - exec and spawn.
+ *
+ * A virtual descriptor without close-on-exec survives exec, with its number
+ * and flags, when the new program runs under ufd too.  Every way to exec
+ * goes through exec_env_make: the table is locked (nothing changes under
+ * the exec), the backing descriptors of the surviving virtual descriptors
+ * are made inheritable, and the new program's environment gets
+ * UFD_HANDOFF, which says which inherited descriptor backs which virtual
+ * one, and an LD_PRELOAD that loads ufd.  If the exec fails, exec_env_done
+ * puts everything back as it was.
+ *
+ * glibc's exec family, posix_spawn, system and popen reach execve through
+ * internal calls that no interposer sees, so each entry point is covered
+ * here: execv/execvp/execl... call execve/execvpe with the new
+ * environment; popen runs with it as environ; system is written here on
+ * top of posix_spawn, since glibc's waits for the child and the table
+ * cannot stay locked that long.
+ */
+#include "shim.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
+
+#include "sys.h"
+#include "vfd_table.h"
+
+extern char **environ;
+
+#define HANDOFF_VAR "UFD_HANDOFF"
+#define PRELOAD_VAR "LD_PRELOAD"
+
+/* libufd.so's absolute path, for the children's LD_PRELOAD. */
+static char self_path[PATH_MAX];
+/* ufd came in through LD_PRELOAD: children get it too. */
+static int preloaded;
+/* UFD_INHERIT=0: children get neither ufd nor virtual descriptors. */
+static int inherit;
+
+/* Does the LD_PRELOAD value list ufd (any libufd.so*)? */
+static int lists_ufd(const char *value)
+{
+	const char *p = value;
+
+	while ((p = strstr(p, "libufd.so"))) {
+		if (p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+/* Does environment entry e name variable var? */
+static int is_var(const char *e, const char *var)
+{
+	size_t n = strlen(var);
+
+	return strncmp(e, var, n) == 0 && e[n] == '=';
+}
+
+void ufd_exec_init(void)
+{
+	static const char *const one_zero[] = { "1", "0" };
+	Dl_info info;
+	const char *s;
+
+	if (dladdr((void *)ufd_exec_init, &info) && info.dli_fname &&
+	    !UFD_REAL(realpath)(info.dli_fname, self_path))
+		self_path[0] = '\0';
+	s = getenv(PRELOAD_VAR);
+	preloaded = s && lists_ufd(s);
+	inherit = ufd_setting("UFD_INHERIT", one_zero, 2) == 0;
+	s = getenv(HANDOFF_VAR);
+	if (s) {
+		/* A setuid or file-capability program does not take
+		 * descriptors from its (untrusted) environment. */
+		if (!getauxval(AT_SECURE))
+			vfd_exec_inherit(s);
+		unsetenv(HANDOFF_VAR);
+	}
+}
+
+/* The new environment of one exec, and what to undo if it fails. */
+struct exec_env {
+	char *handoff;	    /* "UFD_HANDOFF=...", from vfd_exec_prepare */
+	size_t handoff_len;
+	char **envp;	    /* the new array, in its own mapping */
+	size_t envp_len;
+};
+
+/*
+ * Make the environment for an exec (spawn: the exec of a new child, from
+ * posix_spawn, system or popen) from the caller's envp: the hand-off
+ * (if any virtual descriptor or mark survives), LD_PRELOAD with ufd added
+ * (if ufd was preloaded or descriptors are handed off), any stale
+ * UFD_HANDOFF dropped.  *out is envp itself when nothing changes.  Returns
+ * 0 or -ENOMEM; on success exec_env_done must follow.
+ */
+static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
+			 char ***out)
+{
+	const char *preload = NULL;
+	size_t n = 0, i, k = 0, preload_len = 0;
+	int handing_off, add_ufd, stale = 0;
+	char **v, *text;
+
+	memset(x, 0, sizeof(*x));
+	*out = (char **)envp;
+	if (inherit && vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn) < 0)
+		return -ENOMEM;
+	/* An empty hand-off ends with the ';' after the pid. */
+	handing_off = x->handoff && x->handoff[strlen(x->handoff) - 1] != ';';
+	add_ufd = inherit && self_path[0] && (preloaded || handing_off);
+	for (n = 0; envp && envp[n]; n++) {
+		if (is_var(envp[n], PRELOAD_VAR))
+			preload = envp[n] + strlen(PRELOAD_VAR "=");
+		stale |= is_var(envp[n], HANDOFF_VAR);
+	}
+	if (preload && lists_ufd(preload))
+		add_ufd = 0;
+	if (!handing_off && !add_ufd && !stale)
+		return 0;
+
+	if (add_ufd)
+		preload_len = strlen(PRELOAD_VAR "=") + (preload ? strlen(preload) + 1 : 0) +
+			      strlen(self_path) + 1;
+	x->envp_len = (n + 3) * sizeof(char *) + preload_len;
+	v = ufd_sys_mmap(NULL, x->envp_len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ufd_sys_is_error((long)v)) {
+		vfd_exec_done(x->handoff, x->handoff_len);
+		x->handoff = NULL;
+		return -ENOMEM;
+	}
+	x->envp = v;
+	text = (char *)(v + n + 3);
+	if (add_ufd) {
+		/* After the caller's own preloads: an ASan runtime must stay
+		 * first. */
+		sprintf(text, "%s=%s%s%s", PRELOAD_VAR, preload ? preload : "",
+			preload ? " " : "", self_path);
+		v[k++] = text;
+	}
+	for (i = 0; i < n; i++)
+		if (!is_var(envp[i], HANDOFF_VAR) &&
+		    !(add_ufd && is_var(envp[i], PRELOAD_VAR)))
+			v[k++] = envp[i];
+	if (handing_off)
+		v[k++] = x->handoff;
+	v[k] = NULL;
+	*out = v;
+	return 0;
+}
+
+/* After an exec that returned (failed), or a spawn: as before, errno kept. */
+static void exec_env_done(struct exec_env *x)
+{
+	if (x->envp)
+		ufd_sys_munmap(x->envp, x->envp_len);
+	vfd_exec_done(x->handoff, x->handoff_len);
+}
+
+/* Run `call` (an expression using env_) with the new environment made
+ * from envp_expr; the common body of the exec wrappers. */
+#define WITH_EXEC_ENV(envp_expr, call)                                 \
+	do {                                                           \
+		struct exec_env x_;                                    \
+		char **env_;                                           \
+		int r_ = exec_env_make(&x_, (envp_expr), 0, &env_);    \
+		if (r_ < 0)                                            \
+			return ufd_ret(r_);                            \
+		r_ = (call);                                           \
+		exec_env_done(&x_);                                    \
+		return r_;                                             \
+	} while (0)
+
+UFD_PUBLIC int execve(const char *path, char *const argv[], char *const envp[])
+{
+	char path_buf[ufd_path_size(path)];
+
+	path = ufd_path(path, path_buf, sizeof(path_buf));
+	WITH_EXEC_ENV(envp, UFD_REAL(execve)(path, argv, env_));
+}
+
+UFD_PUBLIC int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	char path_buf[ufd_path_size(file)];
+
+	file = ufd_path(file, path_buf, sizeof(path_buf));
+	WITH_EXEC_ENV(envp, UFD_REAL(execvpe)(file, argv, env_));
+}
+
+UFD_PUBLIC int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+UFD_PUBLIC int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+UFD_PUBLIC int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	fd = vfd_translate(fd);
+	WITH_EXEC_ENV(envp, UFD_REAL(fexecve)(fd, argv, env_));
+}
+
+UFD_PUBLIC int execveat(int dirfd, const char *path, char *const argv[],
+			char *const envp[], int flags)
+{
+	char path_buf[ufd_path_size(path)];
+
+	path = ufd_path(path, path_buf, sizeof(path_buf));
+	dirfd = vfd_translate(dirfd);
+	WITH_EXEC_ENV(envp, UFD_REAL(execveat)(dirfd, path, argv, env_, flags));
+}
+
+/*
+ * execl, execlp, execle: the arguments, up to the NULL, into an array on
+ * the stack (as glibc does), then execve/execvp.
+ */
+#define COLLECT_ARGS(argv, arg0, ap_var)                             \
+	size_t argc_ = 1;                                            \
+	va_start(ap_var, arg0);                                      \
+	while (va_arg(ap_var, char *))                               \
+		argc_++;                                             \
+	va_end(ap_var);                                              \
+	char *argv[argc_ + 1];                                       \
+	argv[0] = (char *)arg0;                                      \
+	va_start(ap_var, arg0);                                      \
+	for (size_t i_ = 1; i_ <= argc_; i_++)                       \
+		argv[i_] = va_arg(ap_var, char *);
+
+UFD_PUBLIC int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+
+	COLLECT_ARGS(argv, arg, ap);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+UFD_PUBLIC int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+
+	COLLECT_ARGS(argv, arg, ap);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+UFD_PUBLIC int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char *const *envp;
+
+	COLLECT_ARGS(argv, arg, ap);
+	envp = va_arg(ap, char *const *);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* ---- posix_spawn ---- */
+
+/* posix_spawn returns an error number, not -1 and errno. */
+#define WITH_SPAWN_ENV(envp_expr, call)                                \
+	do {                                                           \
+		struct exec_env x_;                                    \
+		char **env_;                                           \
+		int r_ = exec_env_make(&x_, (envp_expr), 1, &env_);    \
+		if (r_ < 0)                                            \
+			return -r_;                                    \
+		r_ = (call);                                           \
+		exec_env_done(&x_);                                    \
+		return r_;                                             \
+	} while (0)
+
+UFD_PUBLIC int posix_spawn(pid_t *pid, const char *path,
+			   const posix_spawn_file_actions_t *actions,
+			   const posix_spawnattr_t *attr, char *const argv[],
+			   char *const envp[])
+{
+	char path_buf[ufd_path_size(path)];
+
+	path = ufd_path(path, path_buf, sizeof(path_buf));
+	WITH_SPAWN_ENV(envp, UFD_REAL(posix_spawn)(pid, path, actions, attr,
+						   argv, env_));
+}
+
+UFD_PUBLIC int posix_spawnp(pid_t *pid, const char *file,
+			    const posix_spawn_file_actions_t *actions,
+			    const posix_spawnattr_t *attr, char *const argv[],
+			    char *const envp[])
+{
+	WITH_SPAWN_ENV(envp, UFD_REAL(posix_spawnp)(pid, file, actions, attr,
+						    argv, env_));
+}
+
+/* ---- popen, system ---- */
+
+/*
+ * popen spawns /bin/sh with environ: run it with the new environment as
+ * environ (a pointer swap; a thread reading environ meanwhile sees one
+ * complete array or the other).  glibc's popen returns once the child has
+ * exec'd, so the table is locked only that long.
+ */
+UFD_PUBLIC FILE *popen(const char *command, const char *mode)
+{
+	struct exec_env x;
+	char **env, **saved = environ;
+	FILE *fp;
+	int r = exec_env_make(&x, environ, 1, &env);
+
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	environ = env;
+	fp = UFD_REAL(popen)(command, mode);
+	environ = saved;
+	exec_env_done(&x);
+	return fp;
+}
+
+/*
+ * system(3) as POSIX describes it: /bin/sh -c command, with SIGCHLD
+ * blocked and SIGINT and SIGQUIT ignored in the caller while it waits, and
+ * the child starting with the caller's signal mask and those two at their
+ * default (unless the caller ignores them).  The exit status, or that of a
+ * shell that exited 127 if the shell could not run.  Unlike glibc's, two
+ * threads calling it at once each save and restore the dispositions on
+ * their own.
+ */
+UFD_PUBLIC int system(const char *command)
+{
+	struct sigaction ignore = { .sa_handler = SIG_IGN }, intr, quit;
+	sigset_t chld, omask, dflt;
+	posix_spawnattr_t attr;
+	char *argv[] = { "sh", "-c", (char *)command, NULL };
+	int status = 0, r;
+	pid_t pid;
+
+	if (!command) /* is a shell there? */
+		return system("exit 0") == 0;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &omask);
+	sigaction(SIGINT, &ignore, &intr);
+	sigaction(SIGQUIT, &ignore, &quit);
+
+	sigemptyset(&dflt);
+	if (intr.sa_handler != SIG_IGN)
+		sigaddset(&dflt, SIGINT);
+	if (quit.sa_handler != SIG_IGN)
+		sigaddset(&dflt, SIGQUIT);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigdefault(&attr, &dflt);
+	posix_spawnattr_setsigmask(&attr, &omask);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+	r = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+
+	if (r == 0) {
+		while (waitpid(pid, &status, 0) < 0) {
+			if (errno != EINTR) {
+				status = -1;
+				break;
+			}
+		}
+	} else {
+		status = W_EXITCODE(127, 0);
+	}
+	r = errno;
+	sigaction(SIGINT, &intr, NULL);
+	sigaction(SIGQUIT, &quit, NULL);
+	sigprocmask(SIG_SETMASK, &omask, NULL);
+	errno = r;
+	return status;
+}
