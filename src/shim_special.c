@@ -549,45 +549,43 @@ UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
 	return UFD_REAL(ioctl)(fd, request, arg);
 }
 
-/* Does msg carry SCM_RIGHTS descriptors of which one is virtual? */
-static int has_virtual_rights(const struct msghdr *msg)
-{
-	struct cmsghdr *c;
-
-	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
-		const int *fds = (const int *)CMSG_DATA(c);
-		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			if (vfd_in_space(fds[i]))
-				return 1;
-	}
-	return 0;
-}
-
 /*
- * UFD_MODE=all: descriptors received with SCM_RIGHTS are new descriptors
- * too; each is replaced in the caller's control data by a virtual one.
+ * The one walk over the SCM_RIGHTS descriptors in msg's control data:
+ * counts those that map() changes and, with store, writes the new value in
+ * place (only ever into a message ufd may write: its own copy, or one that
+ * recvmsg filled).
  */
-static void virtualize_rights(struct msghdr *msg)
+static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store)
 {
 	struct cmsghdr *c;
+	size_t changed = 0;
 
-	if (!msg || !msg->msg_control)
-		return;
-	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+	if (!msg || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+		return 0;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		int *fds = (int *)CMSG_DATA(c);
 		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
 
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 		    c->cmsg_len < CMSG_LEN(0))
 			continue;
-		for (size_t i = 0; i < n; i++)
-			fds[i] = ufd_new_fd(fds[i], 0);
+		for (size_t i = 0; i < n; i++) {
+			int fd = map(fds[i]);
+
+			if (fd != fds[i]) {
+				changed++;
+				if (store)
+					fds[i] = fd;
+			}
+		}
 	}
+	return changed;
+}
+
+/* UFD_MODE=all: a descriptor received with SCM_RIGHTS is a new one too. */
+static int received(int fd)
+{
+	return ufd_new_fd(fd, 0);
 }
 
 UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
@@ -597,7 +595,7 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
 	if (r >= 0 && __builtin_expect(ufd_mode_all, 0))
-		virtualize_rights(msg);
+		map_rights(msg, received, 1);
 	return r;
 }
 
@@ -609,7 +607,7 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
 	for (int i = 0; __builtin_expect(ufd_mode_all, 0) && i < r; i++)
-		virtualize_rights(&vec[i].msg_hdr);
+		map_rights(&vec[i].msg_hdr, received, 1);
 	return r;
 }
 
@@ -621,8 +619,8 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	fd = vfd_translate(fd);
-	if (!msg || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr) ||
-	    msg->msg_controllen > CONTROL_COPY_MAX || !has_virtual_rights(msg))
+	if (!msg || msg->msg_controllen > CONTROL_COPY_MAX ||
+	    !map_rights(msg, vfd_translate, 0))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 
 	/* Translate in a copy: the caller's message is const. */
@@ -631,20 +629,10 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		char bytes[msg->msg_controllen];
 	} control;
 	struct msghdr copy = *msg;
-	struct cmsghdr *c;
 
 	memcpy(control.bytes, msg->msg_control, msg->msg_controllen);
 	copy.msg_control = control.bytes;
-	for (c = CMSG_FIRSTHDR(&copy); c; c = CMSG_NXTHDR(&copy, c)) {
-		int *fds = (int *)CMSG_DATA(c);
-		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
-			continue;
-		for (size_t i = 0; i < n; i++)
-			fds[i] = vfd_translate(fds[i]);
-	}
+	map_rights(&copy, vfd_translate, 1);
 	return UFD_REAL(sendmsg)(fd, &copy, flags);
 }
 
@@ -658,9 +646,7 @@ UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 	unsigned int i;
 
 	for (i = 0; vec && i < n; i++)
-		if (vec[i].msg_hdr.msg_control &&
-		    vec[i].msg_hdr.msg_controllen >= sizeof(struct cmsghdr) &&
-		    has_virtual_rights(&vec[i].msg_hdr))
+		if (map_rights(&vec[i].msg_hdr, vfd_translate, 0))
 			break;
 	if (!vec || i == n)
 		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
