@@ -70,9 +70,15 @@ void ufd_exec_init(void)
 	Dl_info info;
 	const char *s;
 
-	if (dladdr((void *)ufd_exec_init, &info) && info.dli_fname &&
-	    !UFD_REAL(realpath)(info.dli_fname, self_path))
-		self_path[0] = '\0';
+	/* Where the library is, as an absolute path for the children's
+	 * LD_PRELOAD (resolved now, before any chdir; an absolute one, the
+	 * usual case, costs no system call). */
+	if (dladdr((void *)ufd_exec_init, &info) && info.dli_fname) {
+		if (info.dli_fname[0] == '/')
+			snprintf(self_path, sizeof(self_path), "%s", info.dli_fname);
+		else if (!UFD_REAL(realpath)(info.dli_fname, self_path))
+			self_path[0] = '\0';
+	}
 	s = getenv(PRELOAD_VAR);
 	preloaded = s && lists_ufd(s);
 	inherit = ufd_setting("UFD_INHERIT", one_zero, 2) == 0;
@@ -116,7 +122,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 		return -ENOMEM;
 	/* An empty hand-off ends with the ';' after the pid. */
 	handing_off = x->handoff && x->handoff[strlen(x->handoff) - 1] != ';';
-	add_ufd = inherit && self_path[0] && (preloaded || handing_off);
+	add_ufd = inherit && (preloaded || handing_off) && self_path[0];
 	for (n = 0; envp && envp[n]; n++) {
 		if (is_var(envp[n], PRELOAD_VAR))
 			preload = envp[n] + strlen(PRELOAD_VAR "=");
