@@ -262,7 +262,7 @@ static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
 	int real = vfd_translate(oldfd);
 
 	if (oldfd == newfd) /* dup2(x, x): x if it is open (dup3 said EINVAL) */
-		return vfd_slot(oldfd) ? newfd : -EBADF;
+		return vfd_in_space(oldfd) && vfd_slot(oldfd) ? newfd : -EBADF;
 	if ((unsigned)newfd == FD_UNSEQ_ALLOC)
 		return vfd_create(real, flags | (ufd_default_cloexec ? VFD_CLOEXEC : 0),
 				  VFD_AT_RANDOM, 0);
@@ -564,11 +564,19 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 		return 0;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		int *fds = (int *)CMSG_DATA(c);
-		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		char *end = (char *)msg->msg_control + msg->msg_controllen;
+		size_t n;
 
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
 		    c->cmsg_len < CMSG_LEN(0))
 			continue;
+		/* A header may claim more than the buffer holds (the kernel says
+		 * EINVAL): never walk past msg_controllen. */
+		if ((char *)fds > end)
+			break;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > (size_t)(end - (char *)fds) / sizeof(int))
+			n = (size_t)(end - (char *)fds) / sizeof(int);
 		for (size_t i = 0; i < n; i++) {
 			int fd = map(fds[i]);
 
@@ -1088,7 +1096,7 @@ UFD_PUBLIC int pipe2(int fds[2], int flags)
 
 UFD_PUBLIC int pipe(int fds[2])
 {
-	if (ufd_default_cloexec)
+	if (ufd_default_cloexec || ufd_mode_all)
 		return pipe2(fds, 0);
 	return UFD_REAL(pipe)(fds);
 }
@@ -1096,7 +1104,7 @@ UFD_PUBLIC int pipe(int fds[2])
 UFD_PUBLIC int epoll_create(int size)
 {
 	if (!ufd_default_cloexec)
-		return UFD_REAL(epoll_create)(size);
+		return ufd_new_fd(UFD_REAL(epoll_create)(size), 0);
 	if (size <= 0) /* what epoll_create checks and epoll_create1 cannot */
 		return ufd_ret(-EINVAL);
 	return epoll_create1(0);
@@ -1106,7 +1114,7 @@ UFD_PUBLIC int inotify_init(void)
 {
 	if (ufd_default_cloexec)
 		return inotify_init1(0);
-	return UFD_REAL(inotify_init)();
+	return ufd_new_fd(UFD_REAL(inotify_init)(), 0);
 }
 
 /* A mode string with 'e' (O_CLOEXEC) added, in buf, under UFD_CLOEXEC;

@@ -800,9 +800,12 @@ static const char *parse_num(const char *s, const char *ends, unsigned long max,
 	if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
 		return NULL;
 	while (*p >= '0' && *p <= '9') {
-		v = v * 10 + (unsigned long)(*p++ - '0');
-		if (v > max)
+		/* checked before it can wrap around */
+		unsigned long d = (unsigned long)(*p - '0');
+
+		if (d > max || v > (max - d) / 10)
 			return NULL;
+		v = v * 10 + (unsigned long)(*p++ - '0');
 	}
 	if (!*p || !strchr(ends, *p)) /* strchr would match the NUL too */
 		return NULL;
