@@ -76,6 +76,9 @@ static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 #define PENDING_MAX 256
 static uint32_t pending[PENDING_MAX];
 static uint32_t pending_n;
+/* Set when a close found pending[] full: the holder then sweeps the map
+ * for every closed-but-unfreed slot instead. */
+static uint32_t pending_lost;
 
 static uint32_t my_tid(void)
 {
@@ -294,6 +297,7 @@ static int drop_entry(uint32_t idx)
 static void drain_pending(void)
 {
 	uint32_t n;
+	int64_t idx;
 
 	while ((n = __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST)) > 0) {
 		uint32_t idx = pending[n - 1];
@@ -304,15 +308,22 @@ static void drain_pending(void)
 		    !(fdmap_get(&vfd_map, idx) & VFD_BUSY))
 			drop_entry(idx);
 	}
+	/* A signal storm overflowed pending[] (seen under TSan, which runs
+	 * queued handlers in bursts): find the lost slots.  An allocated slot
+	 * without VFD_BUSY is always one a handler closed.  Rare, so O(map). */
+	if (__atomic_exchange_n(&pending_lost, 0, __ATOMIC_SEQ_CST))
+		for (idx = fdmap_next_busy(&vfd_map, 0); idx >= 0;
+		     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1))
+			if (!(fdmap_get(&vfd_map, (uint32_t)idx) & VFD_BUSY))
+				drop_entry((uint32_t)idx);
 }
 
 /*
  * Close (or forget) slot idx from a signal handler that interrupted this
  * thread inside the lock: mark it closed with one atomic step, so that
  * lookups see it closed at once, close its backing descriptor if asked,
- * and leave freeing the slot to the interrupted holder.  If more than
- * PENDING_MAX such closes pile up in one interruption, the extra slots stay
- * unusable (their descriptors are closed all the same).
+ * and leave freeing the slot to the interrupted holder, through pending[]
+ * or, when that is full, a sweep of the whole map.
  */
 static int release_deferred(uint32_t idx, int close_backing)
 {
@@ -324,10 +335,12 @@ static int release_deferred(uint32_t idx, int close_backing)
 			return -EBADF;
 	} while (!fdmap_cas(&vfd_map, idx, v, v & ~VFD_BUSY));
 	n = __atomic_fetch_add(&pending_n, 1, __ATOMIC_SEQ_CST);
-	if (n < PENDING_MAX)
+	if (n < PENDING_MAX) {
 		pending[n] = idx;
-	else
+	} else {
 		__atomic_fetch_sub(&pending_n, 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&pending_lost, 1, __ATOMIC_SEQ_CST);
+	}
 	return close_backing ? ufd_sys_close(backing_of(v)) : backing_of(v);
 }
 

@@ -852,8 +852,8 @@ static void check_handler_closes(int before, int src)
 	for (int i = 0; i < HANDLER_VFDS; i++) {
 		int v = fcntl(src, F_DUPFD, handler_vfd[i]);
 
-		ck_assert_msg(v == handler_vfd[i], "slot %d not freed (got %d)",
-			      handler_vfd[i], v);
+		ck_assert_msg(v == handler_vfd[i], "slot %d (handler close %d of %d) not freed (got %d)",
+			      handler_vfd[i], i, handler_next, v);
 		ck_assert_int_eq(close(v), 0);
 	}
 }
