@@ -80,6 +80,26 @@
  * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
 #define UFD_REAL(name) __atomic_load_n(&ufd_real_##name, __ATOMIC_RELAXED)
 
+/* Every row of calls.def by number (UFD_CALL_open ...), so that a new
+ * descriptor can say which call made it: UFD_EXCLUDE names calls. */
+enum ufd_call {
+#define UFD_WRAP(name, ret, err, params, args, fds) UFD_CALL_##name,
+#define UFD_HAND(name, ret, err, params, args, why) UFD_CALL_##name,
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
+	UFD_CALL_##name,
+#define UFD_NEW UFD_WRAP
+#include "calls.def"
+#undef UFD_NEW
+#undef UFD_WRAP
+#undef UFD_HAND
+#undef UFD_HANDV
+	UFD_NCALLS
+};
+
+/* The row's name, as the C identifier: ufd_call_name[UFD_CALL_open] is
+ * "open". */
+extern const char *const ufd_call_name[UFD_NCALLS];
+
 /* Resolve every real function now.  Idempotent; the library constructor
  * calls it, and nothing needs it earlier (each pointer starts at a stub that
  * resolves on first use). */
@@ -161,7 +181,7 @@ extern int ufd_mode_all;
  * fd itself, still open: the call succeeds with a real descriptor rather
  * than fail for ufd's sake.
  */
-int ufd_virtualize(int fd);
+int ufd_virtualize(int fd, enum ufd_call call);
 
 /*
  * A descriptor on 0, 1 or 2 loses the close-on-exec flag that UFD_CLOEXEC
@@ -178,13 +198,19 @@ static inline void ufd_std_fixup(int fd, int added)
  * fd < 0 passes through, errno untouched; a standard stream is left as the
  * call made it; under UFD_MODE=all anything else becomes virtual.
  */
-static inline int ufd_new_fd(int fd, int added)
+/* A descriptor the application's call just made for real: cloexec fixed
+ * up for 0-2 (added: UFD_CLOEXEC set it), moved into the virtual space in
+ * UFD_MODE=all unless UFD_EXCLUDE names it or the call. */
+static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 {
 	ufd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_mode_all, 0) && fd > 2)
-		return ufd_virtualize(fd);
+		return ufd_virtualize(fd, call);
 	return fd;
 }
+
+/* Whether UFD_EXCLUDE leaves fd, made by call, out of UFD_MODE=all. */
+int ufd_excluded(int fd, enum ufd_call call);
 
 /* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
 static inline int ufd_ret(int r)

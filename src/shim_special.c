@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "log.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -44,11 +45,17 @@ int ufd_to_virtual(int real_fd, unsigned flags)
 
 int ufd_mode_all;
 
-int ufd_virtualize(int fd)
+int ufd_virtualize(int fd, enum ufd_call call)
 {
-	int kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0), vfd;
-	unsigned vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
+	int kernel_flags, vfd;
+	unsigned vflags;
 
+	if (ufd_excluded(fd, call)) {
+		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name[call], fd);
+		return fd;
+	}
+	kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
+	vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
 	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
 		vflags |= VFD_CLOEXEC;
 	vfd = vfd_create(fd, vflags, VFD_AT_RANDOM, 0);
@@ -66,7 +73,8 @@ int ufd_virtualize(int fd)
  * UFD_CLOEXEC).  If the mark cannot be set, the descriptor is closed and
  * the call fails.  Returns the descriptor or -1 with errno.
  */
-static int created(int fd, int virt, unsigned vflags, int added)
+static int created(int fd, int virt, unsigned vflags, int added,
+		   enum ufd_call call)
 {
 	int r;
 
@@ -81,7 +89,7 @@ static int created(int fd, int virt, unsigned vflags, int added)
 			return ufd_ret(r);
 		}
 	}
-	return ufd_new_fd(fd, added);
+	return ufd_new_fd(fd, added, call);
 }
 
 /* ufd's own open flags: stripped before the kernel sees the call. */
@@ -99,14 +107,14 @@ static int open_flags(int flags)
 	return (flags & ~OPEN_UFD_FLAGS) | (flags & O_UNSEQFD ? O_CLOEXEC : 0);
 }
 
-static int open_result(int fd, int flags, int added)
+static int open_result(int fd, int flags, int added, enum ufd_call call)
 {
 	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
-		return ufd_new_fd(fd, added);
+		return ufd_new_fd(fd, added, call);
 	return created(fd, flags & O_UNSEQFD,
 		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
 			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
-		       added);
+		       added, call);
 }
 
 /* The body of every open wrapper: rewrite a /dev/fd path, call the real
@@ -117,7 +125,7 @@ static int open_result(int fd, int flags, int added)
 		int added_ = ufd_add_cloexec(&flags, O_CLOEXEC);             \
 		path = ufd_path(path, path_buf_, sizeof(path_buf_));         \
 		return open_result(UFD_REAL(name)(__VA_ARGS__), flags,       \
-				   added_);                                  \
+				   added_, UFD_CALL_##name);                 \
 	} while (0)
 
 UFD_PUBLIC int open(const char *path, int flags, ...)
@@ -199,9 +207,11 @@ UFD_PUBLIC int socket(int domain, int type, int protocol)
 	int added = ufd_add_cloexec(&type, SOCK_CLOEXEC);
 
 	if (!(type & SOCK_UFD_FLAGS))
-		return ufd_new_fd(UFD_REAL(socket)(domain, type, protocol), added);
+		return ufd_new_fd(UFD_REAL(socket)(domain, type, protocol), added,
+				  UFD_CALL_socket);
 	return created(UFD_REAL(socket)(domain, sock_flags(type), protocol),
-		       type & SOCK_UNSEQ, sock_vfd_flags(type), added);
+		       type & SOCK_UNSEQ, sock_vfd_flags(type), added,
+		       UFD_CALL_socket);
 }
 
 UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
@@ -211,18 +221,20 @@ UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
 	if (!(type & SOCK_UFD_FLAGS)) {
 		if (UFD_REAL(socketpair)(domain, type, protocol, sv) < 0)
 			return -1;
-		sv[0] = ufd_new_fd(sv[0], added);
-		sv[1] = ufd_new_fd(sv[1], added);
+		sv[0] = ufd_new_fd(sv[0], added, UFD_CALL_socketpair);
+		sv[1] = ufd_new_fd(sv[1], added, UFD_CALL_socketpair);
 		return 0;
 	}
 	if (UFD_REAL(socketpair)(domain, sock_flags(type), protocol, real) < 0)
 		return -1;
-	v0 = created(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type), added);
+	v0 = created(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type), added,
+		     UFD_CALL_socketpair);
 	if (v0 < 0) {
 		ufd_sys_close(real[1]);
 		return -1;
 	}
-	sv[1] = created(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type), added);
+	sv[1] = created(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type), added,
+			UFD_CALL_socketpair);
 	if (sv[1] < 0) {
 		int saved = errno;
 
@@ -240,9 +252,11 @@ UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 
 	fd = vfd_translate(fd);
 	if (!(flags & SOCK_UFD_FLAGS))
-		return ufd_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added);
+		return ufd_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added,
+				  UFD_CALL_accept4);
 	return created(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
-		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added);
+		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added,
+		       UFD_CALL_accept4);
 }
 
 /* ---- dup2, dup3 ---- */
@@ -343,7 +357,8 @@ static unsigned vflags_of(int fd_flags)
  * close-on-exec for the kernel) and for a real one are the kernel's
  * FD_CLOEXEC and ufd's FD_CLOFORK.  Everything else goes to the kernel.
  */
-static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
+static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
+			int cmd, void *arg)
 {
 	/* The kernel reads the argument of these commands as an int. */
 	int argi = (int)(long)arg, r;
@@ -374,7 +389,7 @@ static int fcntl_common(int (*real)(int, int, ...), int fd, int cmd, void *arg)
 		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */
 		return created(real(vfd_translate(fd),
 				    cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd, arg),
-			       0, vflags & VFD_CLOFORK, added);
+			       0, vflags & VFD_CLOFORK, added, call);
 	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
@@ -403,7 +418,7 @@ UFD_PUBLIC int fcntl(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return fcntl_common(UFD_REAL(fcntl), fd, cmd, arg);
+	return fcntl_common(UFD_REAL(fcntl), UFD_CALL_fcntl, fd, cmd, arg);
 }
 
 UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
@@ -414,7 +429,7 @@ UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
 	va_start(ap, cmd);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	return fcntl_common(UFD_REAL(fcntl64), fd, cmd, arg);
+	return fcntl_common(UFD_REAL(fcntl64), UFD_CALL_fcntl64, fd, cmd, arg);
 }
 
 /* ---- close ---- */
@@ -478,7 +493,8 @@ UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 	if (fd == -1) {
 		int added = ufd_add_cloexec(&flags, SFD_CLOEXEC);
 
-		return ufd_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added);
+		return ufd_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
+				  UFD_CALL_signalfd);
 	}
 	r = UFD_REAL(signalfd)(real, mask, flags);
 
@@ -591,9 +607,14 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 }
 
 /* UFD_MODE=all: a descriptor received with SCM_RIGHTS is a new one too. */
-static int received(int fd)
+static int received_msg(int fd)
 {
-	return ufd_new_fd(fd, 0);
+	return ufd_new_fd(fd, 0, UFD_CALL_recvmsg);
+}
+
+static int received_mmsg(int fd)
+{
+	return ufd_new_fd(fd, 0, UFD_CALL_recvmmsg);
 }
 
 UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
@@ -603,7 +624,7 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
 	if (r >= 0 && __builtin_expect(ufd_mode_all, 0))
-		map_rights(msg, received, 1);
+		map_rights(msg, received_msg, 1);
 	return r;
 }
 
@@ -615,7 +636,7 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
 	for (int i = 0; __builtin_expect(ufd_mode_all, 0) && i < r; i++)
-		map_rights(&vec[i].msg_hdr, received, 1);
+		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
 	return r;
 }
 
@@ -774,11 +795,18 @@ static int select_reaches_virtual(int nfds)
 	return nfds > (int)FD_UNSEQ_BASE;
 }
 
+static int select_refused(const char *call, int nfds)
+{
+	UFD_LOG("refused %s with nfds %d: virtual descriptors do not fit in "
+		"an fd_set (EBADF)", call, nfds);
+	return ufd_ret(-EBADF);
+}
+
 UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {
 	if (select_reaches_virtual(nfds))
-		return ufd_ret(-EBADF);
+		return select_refused("select", nfds);
 	return UFD_REAL(select)(nfds, r, w, e, timeout);
 }
 
@@ -786,7 +814,7 @@ UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		       const struct timespec *timeout, const sigset_t *mask)
 {
 	if (select_reaches_virtual(nfds))
-		return ufd_ret(-EBADF);
+		return select_refused("pselect", nfds);
 	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
 }
 
@@ -1079,42 +1107,53 @@ UFD_PUBLIC int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
 UFD_PUBLIC int dup(int fd)
 {
 	if (ufd_default_cloexec)
-		return ufd_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0), 1);
-	return ufd_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0);
+		return ufd_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
+				  1, UFD_CALL_dup);
+	return ufd_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
 }
 
-UFD_PUBLIC int pipe2(int fds[2], int flags)
+/* pipe and pipe2, each under its own name for UFD_EXCLUDE. */
+static int make_pipe(int fds[2], int flags, enum ufd_call call)
 {
 	int added = ufd_add_cloexec(&flags, O_CLOEXEC);
 
 	if (UFD_REAL(pipe2)(fds, flags) < 0)
 		return -1;
-	fds[0] = ufd_new_fd(fds[0], added);
-	fds[1] = ufd_new_fd(fds[1], added);
+	fds[0] = ufd_new_fd(fds[0], added, call);
+	fds[1] = ufd_new_fd(fds[1], added, call);
 	return 0;
+}
+
+UFD_PUBLIC int pipe2(int fds[2], int flags)
+{
+	return make_pipe(fds, flags, UFD_CALL_pipe2);
 }
 
 UFD_PUBLIC int pipe(int fds[2])
 {
 	if (ufd_default_cloexec || ufd_mode_all)
-		return pipe2(fds, 0);
+		return make_pipe(fds, 0, UFD_CALL_pipe);
 	return UFD_REAL(pipe)(fds);
 }
 
+/* Under UFD_CLOEXEC these two are their flagged successors, called
+ * directly so that the result is still epoll_create's (inotify_init's). */
 UFD_PUBLIC int epoll_create(int size)
 {
 	if (!ufd_default_cloexec)
-		return ufd_new_fd(UFD_REAL(epoll_create)(size), 0);
+		return ufd_new_fd(UFD_REAL(epoll_create)(size), 0, UFD_CALL_epoll_create);
 	if (size <= 0) /* what epoll_create checks and epoll_create1 cannot */
 		return ufd_ret(-EINVAL);
-	return epoll_create1(0);
+	return ufd_new_fd(UFD_REAL(epoll_create1)(EPOLL_CLOEXEC), 1,
+			  UFD_CALL_epoll_create);
 }
 
 UFD_PUBLIC int inotify_init(void)
 {
 	if (ufd_default_cloexec)
-		return inotify_init1(0);
-	return ufd_new_fd(UFD_REAL(inotify_init)(), 0);
+		return ufd_new_fd(UFD_REAL(inotify_init1)(IN_CLOEXEC), 1,
+				  UFD_CALL_inotify_init);
+	return ufd_new_fd(UFD_REAL(inotify_init)(), 0, UFD_CALL_inotify_init);
 }
 
 /* A mode string with 'e' (O_CLOEXEC) added, in buf, under UFD_CLOEXEC;

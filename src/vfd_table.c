@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "sys.h"
 
 struct fdmap vfd_map;
@@ -297,7 +298,7 @@ static int drop_entry(uint32_t idx)
 static void drain_pending(void)
 {
 	uint32_t n;
-	int64_t idx;
+	int64_t slot;
 
 	while ((n = __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST)) > 0) {
 		uint32_t idx = pending[n - 1];
@@ -312,10 +313,10 @@ static void drain_pending(void)
 	 * queued handlers in bursts): find the lost slots.  An allocated slot
 	 * without VFD_BUSY is always one a handler closed.  Rare, so O(map). */
 	if (__atomic_exchange_n(&pending_lost, 0, __ATOMIC_SEQ_CST))
-		for (idx = fdmap_next_busy(&vfd_map, 0); idx >= 0;
-		     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1))
-			if (!(fdmap_get(&vfd_map, (uint32_t)idx) & VFD_BUSY))
-				drop_entry((uint32_t)idx);
+		for (slot = fdmap_next_busy(&vfd_map, 0); slot >= 0;
+		     slot = fdmap_next_busy(&vfd_map, (uint32_t)slot + 1))
+			if (!(fdmap_get(&vfd_map, (uint32_t)slot) & VFD_BUSY))
+				drop_entry((uint32_t)slot);
 }
 
 /*
@@ -406,6 +407,10 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		ufd_sys_close(backing);
 		return idx == -ERANGE ? -EBADF : (int)idx;
 	}
+	UFD_LOG("new %u (backing %d)%s%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
+		backing, flags & VFD_CLOEXEC ? " cloexec" : "",
+		flags & VFD_CLOFORK ? " clofork" : "",
+		replaced ? " replacing the open one" : "");
 	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
 
@@ -417,10 +422,16 @@ static int release_vfd(int vfd, int close_backing)
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
-	if (lock_table() < 0)
-		return release_deferred(idx, close_backing);
+	if (lock_table() < 0) {
+		backing = release_deferred(idx, close_backing);
+		if (backing != -EBADF)
+			UFD_LOG("close %d (in a signal handler, deferred)", vfd);
+		return backing;
+	}
 	backing = drop_entry(idx);
 	unlock_table();
+	if (backing != -EBADF)
+		UFD_LOG("close %d", vfd);
 	if (backing < 0 || !close_backing)
 		return backing;
 	/* Linux frees the descriptor even when close reports an error (EINTR
@@ -531,8 +542,12 @@ int vfd_real_set_flags(int fd, uint32_t flags)
 
 int vfd_real_closing(int fd)
 {
-	if (vfd_owner(fd) >= 0)
+	int owner = vfd_owner(fd);
+
+	if (owner >= 0) {
+		UFD_LOG("refused to close %d: it backs %d", fd, owner);
 		return -EBADF;
+	}
 	unmark(fd);
 	return 0;
 }
@@ -574,6 +589,8 @@ int vfd_real_replacing(int fd)
 	disown_backing(fd, idx);
 	unlock_table();
 	ufd_sys_close(fd);
+	UFD_LOG("moved the backing of %d from %d to %d: the application "
+		"replaces %d", owner, fd, moved, fd);
 	return 0;
 }
 
@@ -737,6 +754,7 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 {
 	char *p;
 	int64_t i;
+	unsigned handed = 0, marks = 0;
 
 	*buf = NULL;
 	*len = 0;
@@ -774,6 +792,7 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 		*p++ = '/';
 		put_num(&p, v & VFD_FLAGS);
 		*p++ = ',';
+		handed++;
 	}
 	/* Marked real descriptors keep their mark across an exec; a spawn
 	 * child does not have them at all. */
@@ -787,9 +806,12 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 		*p++ = '/';
 		put_num(&p, v & VFD_FLAGS);
 		*p++ = ',';
+		marks++;
 	}
 	*p = '\0';
 	set_inheritable(1, spawn);
+	UFD_LOG("%s: handing off %u virtual descriptors and %u close-on-fork "
+		"marks", spawn ? "spawn" : "exec", handed, marks);
 	return 0;
 }
 
@@ -975,8 +997,10 @@ int vfd_exec_inherit(const char *value)
 				 why);
 
 		ufd_sys6(SYS_write, 2, (long)msg, n, 0, 0, 0);
+		UFD_LOG("hand-off ignored: %s", why);
 		return -EINVAL;
 	}
+	UFD_LOG("hand-off: took %d descriptors", taken);
 	return taken;
 }
 

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * log.h - UFD_LOG: one line per event (a virtual descriptor made or
+ * closed, an exec hand-off, a select() refused, a backing descriptor the
+ * application tried to close), appended to the file UFD_LOG names.
+ *
+ * A leaf: it calls only the kernel, so every layer may log, including code
+ * running in a signal handler or in a vfork child.
+ */
+#ifndef UFD_LOG_H
+#define UFD_LOG_H
+
+/* Non-zero while logging: the one test a call pays when UFD_LOG is unset. */
+extern int ufd_log_on;
+
+/* Read UFD_LOG (from the constructor).  A path that cannot be opened for
+ * appending gets a message on stderr, and no log. */
+void ufd_log_init(void);
+
+/* Append "ufd[PID] " and fmt to the log as one line, with one write().
+ * fmt knows %d, %u, %s and %%, nothing else (it is not printf: no
+ * locale, no allocation, safe in a signal handler). */
+void ufd_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define UFD_LOG(...)                                       \
+	do {                                               \
+		if (__builtin_expect(ufd_log_on, 0))       \
+			ufd_log_line(__VA_ARGS__);         \
+	} while (0)
+
+#endif /* UFD_LOG_H */

@@ -1,0 +1,92 @@
+#!/bin/sh
+# Description: UFD_LOG and UFD_EXCLUDE through ufd-run: each event the log
+# promises appears as one line (a virtual descriptor made and closed, a
+# close of a backing descriptor refused, a select() refused, an exec
+# hand-off and its receipt), UFD_EXCLUDE keeps the named calls' and
+# numbers' descriptors real in mode all, and bad values get a message.
+# Usage: ufd_settings.sh UFD_RUN SETTINGS_PROBE
+#        (UFD_TEST_PRELOAD: extra preloads, e.g. the ASan runtime)
+set -u
+run=$1 probe=$2
+fail() { echo "FAIL: $*"; exit 1; }
+extra=
+for lib in $(echo "${UFD_TEST_PRELOAD:-}" | tr ':' ' '); do
+	case $lib in *libufd.so*) ;; *) extra="$extra $lib" ;; esac
+done
+export ASAN_OPTIONS=detect_leaks=0
+under() { LD_PRELOAD=${extra# } "$run" "$@"; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+echo data >"$tmp/file"
+
+# ---- UFD_LOG ----
+# A relative name is the working directory's file: the probe's exec'd
+# child (same directory here) appends to the same log.
+(cd "$tmp" && under --log events.log -- "$probe" events "$tmp/file") ||
+	fail "probe events: exit $?"
+log=$tmp/events.log
+[ -s "$log" ] || fail "no log written"
+cat "$log"
+expect() {
+	grep -Eq "$1" "$log" || fail "no log line matching '$1'"
+}
+vfd='26[0-9]{7}'
+expect "^ufd\[[0-9]+\] new $vfd \(backing [0-9]+\)$"
+expect "^ufd\[[0-9]+\] refused to close [0-9]+: it backs $vfd$"
+expect "^ufd\[[0-9]+\] refused select with nfds $vfd: "
+expect "^ufd\[[0-9]+\] close $vfd$"
+expect "^ufd\[[0-9]+\] exec: handing off 1 virtual descriptors and 0 close-on-fork marks$"
+expect "^ufd\[[0-9]+\] hand-off: took 1 descriptors$"
+# Every line is whole and names a process.
+bad=$(grep -Ecv '^ufd\[[0-9]+\] [a-z]' "$log")
+[ "$bad" -eq 0 ] || fail "$bad malformed log lines"
+# The pid is the process's: the probe and its exec'd self share one.
+[ "$(sed 's/ .*//' "$log" | sort -u | wc -l)" -eq 1 ] || fail "more than one pid for one process"
+
+msg=$(UFD_LOG=/nonexistent-dir/x.log under -- "$probe" numbers "$tmp/file" 2>&1 >/dev/null)
+case $msg in
+*'ufd: UFD_LOG="/nonexistent-dir/x.log": cannot open for appending (No such file or directory); not logging'*) ;;
+*) fail "unwritable UFD_LOG: '$msg'" ;;
+esac
+
+# ---- UFD_EXCLUDE ----
+small() { [ "$1" -lt 1000 ]; }
+big() { [ "$1" -ge 268435456 ]; }
+# shellcheck disable=SC2046
+set -- $(under -m all -- "$probe" numbers "$tmp/file")
+[ "$1" = pipe ] || fail "numbers: '$*'"
+big "$2" && big "$3" && big "$5" && big "$7" || fail "mode all left some real: $*"
+
+set -- $(under -m all -x pipe -- "$probe" numbers "$tmp/file")
+small "$2" && small "$3" && big "$5" && big "$7" || fail "-x pipe: $*"
+# "open" names the whole family (open64, __open_2 ...), whichever the
+# probe's libc calls.
+set -- $(under -m all -x open,dup -- "$probe" numbers "$tmp/file")
+big "$2" && big "$3" && small "$5" && small "$7" || fail "-x open,dup: $*"
+# By number: the kernel gives pipe 3 and 4, open 5, which stay; dup then
+# gets 6, which becomes virtual.
+set -- $(under -m all -x 3-4,5 -- "$probe" numbers "$tmp/file")
+[ "$2 $3 $5" = "3 4 5" ] && big "$7" || fail "-x 3-4,5: $*"
+
+for bad in 'pipe,opn:"opn" is not a call ufd intercepts' \
+	'3-x:"3-x" is not a descriptor number or range N-M' \
+	'9-3:"9-3" is not a descriptor number or range N-M' \
+	'pipe,,dup:"" is an empty item'; do
+	value=${bad%%:*} want=${bad#*:}
+	out=$(UFD_EXCLUDE=$value under -m all -- "$probe" numbers "$tmp/file" 2>"$tmp/err")
+	grep -qF "ufd: UFD_EXCLUDE=\"$value\": $want" "$tmp/err" ||
+		fail "UFD_EXCLUDE=$value: '$(cat "$tmp/err")'"
+	# The whole setting is ignored: everything virtual.
+	set -- $out
+	big "$2" && big "$7" || fail "UFD_EXCLUDE=$value not ignored: $out"
+done
+msg=$(UFD_EXCLUDE=pipe under -- "$probe" numbers "$tmp/file" 2>&1 >/dev/null)
+case $msg in
+*'ufd: UFD_EXCLUDE is set but has no effect without UFD_MODE=all'*) ;;
+*) fail "UFD_EXCLUDE without mode all: '$msg'" ;;
+esac
+under -x 2>/dev/null true; [ $? -eq 2 ] || fail "-x without a value: not exit 2"
+under -L '' true 2>/dev/null; [ $? -eq 2 ] || fail "-L '': not exit 2"
+"$run" --help | grep -q -- "--exclude LIST" || fail "--help lacks --exclude"
+"$run" --help | grep -q -- "--log FILE" || fail "--help lacks --log"
+echo "ufd_settings: all checks passed"
