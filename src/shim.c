@@ -200,7 +200,8 @@ static struct {
 static int excluded_range_count;
 
 /* The name a user would give a call: "__open64_2", "open64" and "open"
- * are all "open"; "__recv_chk" is "recv".  Written to family. */
+ * are all "open"; "__recv_chk" is "recv"; "pipe2" is "pipe", "accept4"
+ * "accept" (a numbered successor).  Written to family. */
 static void call_family(const char *name, char *family, size_t size)
 {
 	size_t n;
@@ -214,7 +215,10 @@ static void call_family(const char *name, char *family, size_t size)
 	if (n > 2 && !strcmp(family + n - 2, "_2"))
 		family[n -= 2] = '\0';
 	if (n > 2 && !strcmp(family + n - 2, "64"))
-		family[n - 2] = '\0';
+		family[n -= 2] = '\0';
+	if (n > 1 && family[n - 1] >= '1' && family[n - 1] <= '9' &&
+	    family[n - 2] >= 'a' && family[n - 2] <= 'z')
+		family[n - 1] = '\0';
 }
 
 /* Mark every call that item names; returns how many. */

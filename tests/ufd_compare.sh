@@ -29,6 +29,13 @@ case $out in *"differs: stdout"*small*big*) ;; *) fail "difference not shown: $o
 "$cmp" --bogus true >/dev/null 2>&1; [ $? -eq 2 ] || fail "bad option: not exit 2"
 "$cmp" --help | grep -q "exit status" || fail "--help"
 
+# The same kind of program, with its pipes left real by -x (UFD_EXCLUDE):
+# python's select() works again while everything else stays virtual.
+sel='import os, select; r, w = os.pipe(); os.write(w, b"x"); print(select.select([r], [], [], 0)[0] == [r])'
+out=$(under -- python3 -c "$sel")
+[ $? -eq 1 ] || fail "python select() on a virtual pipe: not exit 1: $out"
+out=$(under -x pipe -- python3 -c "$sel") || fail "-x pipe: exit $?: $out"
+
 json=$(under --json -- "$bash" -c 'echo same') || fail "--json exit $?"
 echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["agree"] is True and d["status"]==[0,0], d' ||
 	fail "--json: $json"
