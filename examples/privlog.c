@@ -57,9 +57,11 @@ int privlog_open(const char *path, enum privlog_kind kind)
 	 * defines it.  A library's own dependencies come after the
 	 * application's (libc among them), so linking this library against
 	 * libufd is not enough: the application must be linked with -lufd
-	 * too (as pkg-config's "Requires: ufd" arranges) or run under
-	 * LD_PRELOAD=libufd.so.  Otherwise our own write() reaches libc and
-	 * the kernel, which knows no such descriptor: say so now.
+	 * too (as pkg-config's "Requires: ufd" arranges; under --as-needed
+	 * the linker keeps it only if the application calls one of ufd's
+	 * functions itself) or run under LD_PRELOAD=libufd.so.  Otherwise
+	 * our own write() reaches libc and the kernel, which knows no such
+	 * descriptor: say so now.
 	 */
 	if (fcntl(log_fd, F_GETFD) < 0) {
 		fprintf(stderr, "privlog: libufd is not interposing the calls of this "
