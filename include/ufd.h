@@ -103,7 +103,11 @@ extern "C" {
  *   EMFILE  RLIMIT_NOFILE or the virtual space is exhausted;
  *   ENOMEM  the descriptor map could not grow;
  *   EBUSY   called from a signal handler that interrupted ufd changing its
- *           table in the same thread.
+ *           table in the same thread;
+ *   ENOSYS  the process's descriptor calls do not reach ufd: libufd.so was
+ *           loaded after libc, as when only a library links it and the
+ *           program does not (a message on stderr says so, once).  Link
+ *           the program with -Wl,--no-as-needed -lufd, or preload it.
  *
  * With UFD_CLOEXEC=1 in the environment, the new descriptor is
  * close-on-exec whatever the flags say.

@@ -19,6 +19,19 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 
 	if (flags & ~NONSEQFD_ALL)
 		return ufd_ret(-EINVAL);
+	if (!ufd_interposed) {
+		static int said;
+
+		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+			fprintf(stderr,
+				"ufd: nonseqfd: this process's descriptor calls go "
+				"to libc, not to ufd (libufd.so is loaded after "
+				"libc), so a virtual descriptor would be unusable: "
+				"link the program itself with libufd "
+				"(-Wl,--no-as-needed -lufd) or run it with "
+				"LD_PRELOAD=libufd.so\n");
+		return ufd_ret(-ENOSYS);
+	}
 	if ((flags & NONSEQFD_CLOEXEC) || ufd_default_cloexec)
 		vflags |= VFD_CLOEXEC;
 	if (flags & NONSEQFD_CLOFORK)

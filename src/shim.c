@@ -332,10 +332,26 @@ static void read_settings(void)
 	read_exclude();
 }
 
+int ufd_interposed = 1;
+
+/*
+ * Whether the process's calls reach ufd's wrappers.  They do not when
+ * libufd.so comes after libc in the lookup order: a library linked with it
+ * in a program that is not (a library's dependencies are searched after
+ * the program's, libc among them).  Then there is no libc after ufd for
+ * RTLD_NEXT to find, and the real functions resolved to their stand-ins.
+ * (A sanitizer's interceptors before ufd do not matter: they call on.)
+ */
+static void check_interposed(void)
+{
+	ufd_interposed = UFD_REAL(close) != missing_close;
+}
+
 __attribute__((constructor)) static void ufd_shim_init(void)
 {
 	read_settings();
 	ufd_resolve_all();
+	check_interposed();
 	vfd_init();
 	ufd_dir_init();
 	ufd_exec_init();

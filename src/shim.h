@@ -156,6 +156,10 @@ int ufd_to_virtual(int real_fd, unsigned flags);
  */
 extern int ufd_default_cloexec;
 
+/* 0 if the process's libc calls do not reach ufd's wrappers (see
+ * check_interposed in shim.c): a virtual descriptor would be unusable. */
+extern int ufd_interposed;
+
 /*
  * UFD_CLOEXEC's flag for one call: sets bit in *flags and returns 1 if
  * UFD_CLOEXEC is on and the caller did not ask for the bit already.
