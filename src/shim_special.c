@@ -878,6 +878,16 @@ UFD_PUBLIC int fclose(FILE *fp)
 	return UFD_REAL(fclose)(fp);
 }
 
+/* popen's stream: a real pipe, possibly with a close-on-fork mark. */
+UFD_PUBLIC int pclose(FILE *fp)
+{
+	int saved = errno;
+
+	forget_owner(UFD_REAL(fileno)(fp));
+	errno = saved;
+	return UFD_REAL(pclose)(fp);
+}
+
 /* Does real descriptor fd name the directory listing this process's
  * descriptors?  Asks where /proc/self/fd/<fd> points. */
 static int is_fd_dir(int fd)

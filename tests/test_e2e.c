@@ -719,6 +719,26 @@ START_TEST(streams_on_virtual_descriptors)
 }
 END_TEST
 
+/* pclose closes its pipe through glibc: the close-on-fork mark set on it
+ * must not pass to the next descriptor with that number. */
+START_TEST(pclose_drops_clofork_mark)
+{
+	int src = temp_file("x"), fd, again;
+	FILE *p = popen("true", "r");
+
+	ck_assert_ptr_nonnull(p);
+	fd = fileno(p);
+	ck_assert_int_eq(fcntl(fd, F_SETFD, FD_CLOFORK), 0);
+	ck_assert_int_eq(fcntl(fd, F_GETFD), FD_CLOFORK);
+	ck_assert_int_ne(pclose(p), -1);
+	again = fcntl(src, F_DUPFD, fd);
+	ck_assert_int_eq(again, fd);
+	ck_assert_int_eq(fcntl(again, F_GETFD), 0);
+	close(again);
+	close(src);
+}
+END_TEST
+
 START_TEST(dev_fd_paths_and_syscall)
 {
 	int fd = temp_file("by path"), v = api_nonseqfd(fd, 0), p;
@@ -873,6 +893,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(sets, close_range_spares_backing_descriptors);
 	tcase_add_test(sets, closefrom_spares_backing_descriptors);
 	tcase_add_test(sets, streams_on_virtual_descriptors);
+	tcase_add_test(sets, pclose_drops_clofork_mark);
 	tcase_add_test(sets, dev_fd_paths_and_syscall);
 	tcase_add_test(sets, fd_listing_shows_virtual_not_backing);
 	suite_add_tcase(s, sets);
