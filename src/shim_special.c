@@ -548,6 +548,10 @@ UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
+	/* A backing descriptor is not the application's, as for fcntl:
+	 * FIONCLEX on it would leak it into every child. */
+	if (!vfd_in_space(fd) && vfd_guarded(fd) && vfd_owner(fd) >= 0)
+		return ufd_ret(-EBADF);
 	/* The close-on-exec flag of a virtual descriptor is ufd's, as for
 	 * fcntl(F_SETFD); its backing descriptor stays close-on-exec. */
 	if ((request == FIOCLEX || request == FIONCLEX) && vfd_in_space(fd))

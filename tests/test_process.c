@@ -45,6 +45,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1313,6 +1314,10 @@ START_TEST(close_of_backing_is_ebadf)
 	ck_assert(is_ebadf(close(b)));
 	ck_assert(is_ebadf(dup2(b, b)));
 	ck_assert(is_ebadf(syscall(SYS_close, b)));
+	/* Nor can its close-on-exec flag be cleared, which would leak it. */
+	ck_assert(is_ebadf(ioctl(b, FIONCLEX)));
+	ck_assert(is_ebadf(fcntl(b, F_SETFD, 0)));
+	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	ck_assert(reads(v, "mine"));
 	ck_assert_int_eq(api_backing_fd(v), b);
 	ck_assert_int_eq(close(v), 0);
