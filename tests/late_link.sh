@@ -6,18 +6,13 @@
 # Usage: late_link.sh LATE_APP LIBUFD
 set -u
 app=$1 lib=$2
-fail() { echo "FAIL: $*"; exit 1; }
-export ASAN_OPTIONS=detect_leaks=0
+. "$(dirname "$0")/lib.sh"
 err=$("$app" 2>&1 >/dev/null)
 [ $? -eq 0 ] || fail "late_app: $("$app" 2>&1)"
 [ "$(echo "$err" | grep -c '^ufd: nonseqfd: ')" -eq 1 ] || fail "want one message, got: '$err'"
 case $err in *'LD_PRELOAD=libufd.so'*) ;; *) fail "message gives no way out: '$err'" ;; esac
 # Preloaded, ufd comes first: nonseqfd works, so late_app reports it.
-extra=
-for l in $(echo "${UFD_TEST_PRELOAD:-}" | tr ':' ' '); do
-	case $l in *libufd.so*) ;; *) extra="$extra $l" ;; esac
-done
-out=$(LD_PRELOAD="${extra# } $lib" "$app" 2>&1)
+out=$(LD_PRELOAD="$preload_extra $lib" "$app" 2>&1)
 [ $? -eq 1 ] || fail "under LD_PRELOAD nonseqfd still refused: $out"
 case $out in *'nonseqfd gave 26'*'no error'*) ;; *) fail "under LD_PRELOAD: $out" ;; esac
 echo "late_link: all checks passed"

@@ -6,15 +6,10 @@
 # Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
 set -u
 cmp=$1 bash=$2 probe=$3
-fail() { echo "FAIL: $*"; exit 1; }
-extra=
-for lib in $(echo "${UFD_TEST_PRELOAD:-}" | tr ':' ' '); do
-	case $lib in *libufd.so*) ;; *) extra="$extra $lib" ;; esac
-done
-export ASAN_OPTIONS=detect_leaks=0
+. "$(dirname "$0")/lib.sh"
 # The sanitizer build's runtime goes to the second run only (ufd-compare
 # adds libufd.so after what LD_PRELOAD holds).
-under() { LD_PRELOAD=${extra# } "$cmp" "$@"; }
+under() { LD_PRELOAD=$preload_extra "$cmp" "$@"; }
 
 out=$(under -- "$bash" -c 'exec 3>out.txt; echo written >&3; exec {x}</etc/hostname; echo "fd $x"; cat <&$x | wc -c') ||
 	fail "agreeing run: exit $?: $out"

@@ -6,15 +6,8 @@
 # Usage: ufd_run.sh UFD_RUN BASH   (UFD_TEST_PRELOAD: extra preloads, e.g. ASan)
 set -u
 run=$1 bash=$2
-fail() { echo "FAIL: $*"; exit 1; }
-# In a sanitizer build the ASan runtime must come first: keep what the test
-# runner gives (everything but libufd.so itself, which ufd-run adds).
-extra=
-for lib in $(echo "${UFD_TEST_PRELOAD:-}" | tr ':' ' '); do
-	case $lib in *libufd.so*) ;; *) extra="$extra $lib" ;; esac
-done
-export ASAN_OPTIONS=detect_leaks=0
-under() { LD_PRELOAD=${extra# } "$run" "$@"; }
+. "$(dirname "$0")/lib.sh"
+under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 
 "$run" --help | grep -q "usage: ufd-run" || fail "--help"
 "$run" --bogus true 2>/dev/null; [ $? -eq 2 ] || fail "unknown option: not exit 2"

@@ -8,13 +8,8 @@
 #        (UFD_TEST_PRELOAD: extra preloads, e.g. the ASan runtime)
 set -u
 run=$1 probe=$2
-fail() { echo "FAIL: $*"; exit 1; }
-extra=
-for lib in $(echo "${UFD_TEST_PRELOAD:-}" | tr ':' ' '); do
-	case $lib in *libufd.so*) ;; *) extra="$extra $lib" ;; esac
-done
-export ASAN_OPTIONS=detect_leaks=0
-under() { LD_PRELOAD=${extra# } "$run" "$@"; }
+. "$(dirname "$0")/lib.sh"
+under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 echo data >"$tmp/file"
