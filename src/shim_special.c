@@ -1184,8 +1184,29 @@ static const char *mode_cloexec(const char *mode, char *buf, size_t size,
 	return buf;
 }
 
-/* The body of the fopen wrappers: path rewritten, mode with 'e', and a
- * stream that landed on 0, 1 or 2 left without close-on-exec. */
+/*
+ * A stream the fopen family just opened: one that landed on 0, 1 or 2 is
+ * left without close-on-exec.  freopen on a stream of a virtual descriptor
+ * reopens the backing descriptor in place (glibc dup3s the new file onto
+ * the old number) with the close-on-exec flag of the new mode: that is the
+ * virtual descriptor's flag now, and the backing descriptor must be
+ * close-on-exec again, or every child would inherit it.
+ */
+static void stream_opened(FILE *fp, const char *mode, int added)
+{
+	int fd = UFD_REAL(fileno)(fp), vfd;
+
+	ufd_std_fixup(fd, added);
+	vfd = fd >= 0 && vfd_guarded(fd) ? vfd_owner(fd) : -1;
+	if (vfd >= 0) {
+		ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
+		vfd_set_flags(vfd, VFD_CLOEXEC,
+			      mode && strchr(mode, 'e') ? VFD_CLOEXEC : 0);
+	}
+}
+
+/* The body of the fopen wrappers: path rewritten, mode with 'e' under
+ * UFD_CLOEXEC, then stream_opened. */
 #define FOPEN_BODY(name, path, mode, ...)                                  \
 	do {                                                               \
 		char path_buf_[ufd_path_size(path)], mode_buf_[16];        \
@@ -1196,7 +1217,7 @@ static const char *mode_cloexec(const char *mode, char *buf, size_t size,
 				    &added_);                              \
 		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
 		if (fp_)                                                   \
-			ufd_std_fixup(UFD_REAL(fileno)(fp_), added_);      \
+			stream_opened(fp_, mode, added_);                  \
 		return fp_;                                                \
 	} while (0)
 

@@ -719,6 +719,37 @@ START_TEST(streams_on_virtual_descriptors)
 }
 END_TEST
 
+/* freopen on a stream of a virtual descriptor: the stream keeps the
+ * virtual number, now on the new file, with the new mode's close-on-exec;
+ * the backing descriptor stays close-on-exec for the kernel. */
+START_TEST(freopen_on_virtual_stream)
+{
+	int fd = temp_file("first"), v = api_nonseqfd(fd, NONSEQFD_CLOEXEC), b;
+	int second = temp_file("second");
+	char path[64], line[16] = { 0 };
+	FILE *fp = fdopen(v, "r");
+
+	ck_assert_ptr_nonnull(fp);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", second);
+	fp = freopen(path, "r", fp);
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fileno(fp), v);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
+	ck_assert_str_eq(line, "second");
+	/* Mode "r" has no 'e': not close-on-exec, as for a real stream. */
+	ck_assert_int_eq(fcntl(v, F_GETFD), 0);
+	b = api_backing_fd(v);
+	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	fp = freopen(path, "re", fp);
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_int_eq(fcntl(v, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert(fcntl(v, F_GETFD) == -1 && errno == EBADF);
+	close(second);
+	close(fd);
+}
+END_TEST
+
 /* pclose closes its pipe through glibc: the close-on-fork mark set on it
  * must not pass to the next descriptor with that number. */
 START_TEST(pclose_drops_clofork_mark)
@@ -894,6 +925,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(sets, closefrom_spares_backing_descriptors);
 	tcase_add_test(sets, streams_on_virtual_descriptors);
 	tcase_add_test(sets, pclose_drops_clofork_mark);
+	tcase_add_test(sets, freopen_on_virtual_stream);
 	tcase_add_test(sets, dev_fd_paths_and_syscall);
 	tcase_add_test(sets, fd_listing_shows_virtual_not_backing);
 	suite_add_tcase(s, sets);
