@@ -217,6 +217,19 @@ static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 int ufd_excluded(int fd, enum ufd_call call);
 
 /* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
+/*
+ * A pointer no program can have mapped: null or in the first page, or in
+ * the kernel's half of the address space.  A wrapper that must read an
+ * argument before the kernel does (a path, a pollfd array, a msghdr) passes
+ * such a one on unread, for the kernel's EFAULT.  (Other unmapped
+ * addresses still fault in ufd: telling them apart would cost a system
+ * call per call.)
+ */
+static inline int ufd_unmapped(const void *p)
+{
+	return (uintptr_t)p < 4096 || (intptr_t)p < 0;
+}
+
 static inline int ufd_ret(int r)
 {
 	if (r < 0) {

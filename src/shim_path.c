@@ -54,7 +54,7 @@ static const char *descriptor_in_path(const char *path, long *n,
 	const char *p, *after_pid;
 	long pid;
 
-	if (!path || path[0] != '/' || (path[1] != 'd' && path[1] != 'p'))
+	if (ufd_unmapped(path) || path[0] != '/' || (path[1] != 'd' && path[1] != 'p'))
 		return NULL;
 	if (!(p = skip(path, "/dev/fd/"))) {
 		if (!(p = skip(path, "/proc/")))

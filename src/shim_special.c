@@ -580,7 +580,8 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 	struct cmsghdr *c;
 	size_t changed = 0;
 
-	if (!msg || !msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+	if (ufd_unmapped(msg) || ufd_unmapped(msg->msg_control) ||
+	    msg->msg_controllen < sizeof(struct cmsghdr))
 		return 0;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		int *fds = (int *)CMSG_DATA(c);
@@ -652,7 +653,7 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	fd = vfd_translate(fd);
-	if (!msg || msg->msg_controllen > CONTROL_COPY_MAX ||
+	if (ufd_unmapped(msg) || msg->msg_controllen > CONTROL_COPY_MAX ||
 	    !map_rights(msg, vfd_translate, 0))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 
@@ -678,10 +679,10 @@ UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 {
 	unsigned int i;
 
-	for (i = 0; vec && i < n; i++)
+	for (i = 0; !ufd_unmapped(vec) && i < n; i++)
 		if (map_rights(&vec[i].msg_hdr, vfd_translate, 0))
 			break;
-	if (!vec || i == n)
+	if (ufd_unmapped(vec) || i == n)
 		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
 	for (i = 0; i < n; i++) {
 		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
@@ -715,7 +716,7 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 	*mapped = 0;
 	/* Past the kernel's default nr_open the call is an EINVAL for the
 	 * kernel to give; the array may not even be that long. */
-	if (!fds || n > (1U << 20))
+	if (ufd_unmapped(fds) || n > (1U << 20))
 		return fds;
 	for (i = 0; i < n && !vfd_in_space(fds[i].fd); i++)
 		;
@@ -758,7 +759,7 @@ static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 		struct pollfd stack_[POLL_STACK], *copy;                       \
 		size_t mapped_;                                                \
 		copy = poll_translate(fds, n, stack_, &mapped_);               \
-		if (!copy)                                                     \
+		if (!copy && !ufd_unmapped(fds)) /* no room for a copy */      \
 			return ufd_ret(-ENOMEM);                               \
 		return poll_finish(fds, copy, n, mapped_,                      \
 				   UFD_REAL(name)(__VA_ARGS__));               \

@@ -437,6 +437,45 @@ START_TEST(misuse_errno_matches_kernel)
 }
 END_TEST
 
+/* Pointers no program can have mapped get the kernel's EFAULT, not a crash
+ * in ufd, which reads paths, pollfd arrays and msghdrs before the kernel
+ * does.  In variables, so that the compiler does not see constants. */
+static char *volatile unmapped_ptrs[] = { NULL, (char *)8, (char *)-4096L };
+
+START_TEST(unmapped_pointers_get_efault)
+{
+	int sv[2], vs;
+	struct stat st;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
+	vs = api_nonseqfd(sv[0], NONSEQFD_CLOSE);
+	ck_assert(is_vfd(vs));
+	for (size_t i = 0; i < sizeof(unmapped_ptrs) / sizeof(unmapped_ptrs[0]); i++) {
+		char *p = unmapped_ptrs[i];
+
+		errno = 0;
+		ck_assert_int_eq(open(p, O_RDONLY), -1);
+		ck_assert_int_eq(errno, EFAULT);
+		errno = 0;
+		ck_assert_int_eq(stat(p, &st), -1);
+		ck_assert_int_eq(errno, EFAULT);
+		errno = 0;
+		ck_assert_int_eq(poll((struct pollfd *)(void *)p, 1, 0), -1);
+		ck_assert_int_eq(errno, EFAULT);
+		errno = 0;
+		ck_assert_int_eq(sendmsg(vs, (struct msghdr *)(void *)p, 0), -1);
+		ck_assert_int_eq(errno, EFAULT);
+		errno = 0;
+		ck_assert_int_eq(sendmmsg(vs, (struct mmsghdr *)(void *)p, 1, 0), -1);
+		ck_assert_int_eq(errno, EFAULT);
+	}
+	/* An empty set with no array is a plain sleep. */
+	ck_assert_int_eq(poll((struct pollfd *)(void *)unmapped_ptrs[0], 0, 1), 0);
+	close(vs);
+	close(sv[1]);
+}
+END_TEST
+
 /* ---- process state ---- */
 
 START_TEST(backing_descriptors_stay_out_of_the_way)
@@ -913,6 +952,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(data, file_offsets_shared);
 	tcase_add_test(data, fcntl_flags_like_kernel);
 	tcase_add_test(misuse, misuse_errno_matches_kernel);
+	tcase_add_test(misuse, unmapped_pointers_get_efault);
 	tcase_add_test(proc, backing_descriptors_stay_out_of_the_way);
 	tcase_add_test(proc, fork_closes_clofork_and_reseeds);
 	tcase_add_test(threads, threads_create_and_close);
