@@ -270,10 +270,26 @@ static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
 }
 
 /*
+ * Is oldfd open, as dup2 checks it: a virtual descriptor in the table, a
+ * real one for the kernel (the raw call, so that no flag of ufd's and no
+ * interposed function is involved).
+ */
+static int dup_source_open(int oldfd)
+{
+	if (vfd_in_space(oldfd))
+		return vfd_slot(oldfd) != 0;
+	return ufd_sys_fcntl(oldfd, F_GETFD, 0) >= 0;
+}
+
+/*
  * dup2/dup3 onto real descriptor newfd.  A backing descriptor there is not
  * the application's: it moves out of the way first, so that the virtual
  * descriptor it backs stays intact, and the application's dup2 succeeds as
  * onto a free number.  Returns 0, or -1 with errno.
+ *
+ * The kernel checks oldfd before it touches newfd, so a dup2 that fails
+ * with EBADF leaves newfd as it was: oldfd is checked here first, and
+ * nothing is moved or unmarked for a call that is going to fail.
  */
 static int make_room(int oldfd, int newfd)
 {
@@ -281,6 +297,8 @@ static int make_room(int oldfd, int newfd)
 
 	if (!vfd_guarded(newfd) || oldfd == newfd)
 		return 0;
+	if (!dup_source_open(oldfd))
+		return ufd_ret(-EBADF);
 	r = vfd_real_replacing(newfd);
 	return r < 0 ? ufd_ret(r) : 0;
 }

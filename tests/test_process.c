@@ -21,8 +21,9 @@
  * with socketpair or pipe, whose TSan interceptors abort on numbers past
  * 2^20.
  *
- * The tests named kb_* (tcase "regressions") are bugs of src/ that these
- * tests found, since fixed; each one's comment says what the bug was.
+ * The tcase "regressions" holds bugs of src/ that these tests (the kb_*
+ * ones) or a review found, since fixed; each one's comment says what the
+ * bug was.
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -1635,7 +1636,7 @@ START_TEST(ls_proc_self_fd_under_the_shim)
 }
 END_TEST
 
-/* ---- regressions: bugs these tests found in ufd, since fixed ----
+/* ---- regressions: bugs found in ufd, since fixed ----
  *
  * Each comment says what the bug was.  (The kb_ names are from when they
  * ran as expected failures.)
@@ -1815,6 +1816,47 @@ START_TEST(kb_early_variadic)
 }
 END_TEST
 
+/*
+ * failed_dup2_leaves_target.  dup2 and dup3 onto a real descriptor that
+ * ufd guards moved a backing descriptor there out of the way, or dropped
+ * the descriptor's close-on-fork mark, before knowing whether oldfd was
+ * open: a call that failed with EBADF still changed newfd, which the
+ * kernel never does.
+ */
+START_TEST(failed_dup2_leaves_target)
+{
+	int fd = temp_file("kept"), v = api_nonseqfd(fd, 0), b = api_backing_fd(v);
+	int marked = fcntl(fd, F_DUPFD_CLOFORK, 30);
+	int closed_real = dup(fd), closed_virtual = api_nonseqfd(fd, 0);
+	int bad[3];
+
+	ck_assert_int_ge(b, 3);
+	ck_assert_int_ge(marked, 30);
+	ck_assert_int_eq(close(closed_real), 0);
+	ck_assert_int_eq(close(closed_virtual), 0);
+	bad[0] = closed_real;
+	bad[1] = closed_virtual;
+	bad[2] = -1;
+	for (int i = 0; i < 3; i++) {
+		ck_assert(is_ebadf(dup2(bad[i], b)));
+		ck_assert(is_ebadf(dup3(bad[i], b, 0)));
+		ck_assert_msg(api_backing_fd(v) == b,
+			      "a failed dup2(%d, %d) moved the backing descriptor to %d",
+			      bad[i], b, api_backing_fd(v));
+		ck_assert(is_ebadf(dup2(bad[i], marked)));
+		ck_assert(is_ebadf(dup3(bad[i], marked, O_CLOEXEC)));
+		ck_assert_msg(fcntl(marked, F_GETFD) == FD_CLOFORK,
+			      "a failed dup2(%d, %d) dropped its close-on-fork mark",
+			      bad[i], marked);
+	}
+	ck_assert(reads(v, "kept"));
+	ck_assert(reads(marked, "kept"));
+	ck_assert_int_eq(close(v), 0);
+	ck_assert_int_eq(close(marked), 0);
+	close(fd);
+}
+END_TEST
+
 /* ---- the suite ---- */
 
 static void add_case(Suite *s, const char *name, const TTest *const *tests,
@@ -1861,7 +1903,7 @@ static Suite *process_suite(void)
 	add_case(s, "regressions",
 		 TESTS(kb_spawn_handoff_chain, kb_spawn_handoff_ls,
 		       kb_fork_listing_lock, kb_backing_clofork, kb_freopen_mark,
-		       kb_early_variadic),
+		       kb_early_variadic, failed_dup2_leaves_target),
 		 180);
 	return s;
 }
