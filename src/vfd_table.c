@@ -365,17 +365,33 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	}
 	switch (where) {
 	case VFD_AT_EXACT:
+		/* The reverse entry first, so that nothing needs undoing once
+		 * the new value is in the slot.  A slot closed by a handler
+		 * and still pending is finished before that: its backing
+		 * descriptor's number may be the one just made. */
 		replaced = fdmap_get(&vfd_map, at_idx);
+		if (replaced && !(replaced & VFD_BUSY))
+			drop_entry(at_idx);
+		idx = own_backing(backing, at_idx);
+		if (idx < 0)
+			break;
+		/* Swapped in with a compare-and-swap, not read then written:
+		 * flag changes take no lock, and what comes out must be
+		 * exactly the descriptor replaced. */
+		do
+			replaced = fdmap_get(&vfd_map, at_idx);
+		while ((replaced & VFD_BUSY) &&
+		       !fdmap_cas(&vfd_map, at_idx, replaced, value));
 		if (replaced & VFD_BUSY) {
-			fdmap_replace(&vfd_map, at_idx, value);
 			idx = at_idx;
-		} else {
-			/* free, or pending from a handler: finish that first */
-			if (replaced)
-				drop_entry(at_idx);
-			replaced = 0;
-			idx = fdmap_alloc_exact(&vfd_map, at_idx, value);
+			break;
 		}
+		if (replaced) /* closed by a handler meanwhile */
+			drop_entry(at_idx);
+		replaced = 0;
+		idx = fdmap_alloc_exact(&vfd_map, at_idx, value);
+		if (idx < 0)
+			disown_backing(backing, at_idx);
 		break;
 	case VFD_AT_LOWEST:
 		idx = fdmap_alloc_from(&vfd_map, at_idx, value);
@@ -384,20 +400,15 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		idx = fdmap_alloc_random(&vfd_map, value);
 		break;
 	}
-	if (idx >= 0) {
+	if (idx >= 0 && where != VFD_AT_EXACT) {
 		err = own_backing(backing, (uint32_t)idx);
 		if (err < 0) {
-			/* Undo: the slot goes back to what it was. */
-			if (replaced)
-				fdmap_replace(&vfd_map, at_idx, replaced);
-			else
-				fdmap_release(&vfd_map, (uint32_t)idx);
-			replaced = 0;
+			fdmap_release(&vfd_map, (uint32_t)idx);
 			idx = err;
-		} else if (replaced) {
-			disown_backing(backing_of(replaced), at_idx);
 		}
 	}
+	if (replaced)
+		disown_backing(backing_of(replaced), at_idx);
 	unlock_table();
 
 	if (replaced)
@@ -570,7 +581,21 @@ int vfd_real_replacing(int fd)
 		ufd_sys_close(moved);
 		return err;
 	}
-	fdmap_replace(&vfd_map, idx, slot_value(moved, v & VFD_FLAGS));
+	/* A compare-and-swap on the value as it is now, not as it was read
+	 * before the move: another thread may have changed the flags since
+	 * (that takes no lock). */
+	do
+		v = fdmap_get(&vfd_map, idx);
+	while ((v & VFD_BUSY) &&
+	       !fdmap_cas(&vfd_map, idx, v, slot_value(moved, v & VFD_FLAGS)));
+	if (!(v & VFD_BUSY)) {
+		/* A handler of this thread closed it meanwhile, and fd with
+		 * it; unlocking finishes that close. */
+		disown_backing(moved, idx);
+		unlock_table();
+		ufd_sys_close(moved);
+		return 0;
+	}
 	disown_backing(fd, idx);
 	unlock_table();
 	ufd_sys_close(fd);
@@ -637,8 +662,11 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 
 			if (!(v & VFD_BUSY))
 				continue;
+			/* vfd_set_flags: a compare-and-swap, since another
+			 * thread may change the other flags meanwhile. */
 			if (flags & CLOSE_RANGE_CLOEXEC)
-				fdmap_replace(&vfd_map, (uint32_t)idx, v | VFD_CLOEXEC);
+				vfd_set_flags((int)(FD_UNSEQ_BASE + (uint32_t)idx),
+					      VFD_CLOEXEC, VFD_CLOEXEC);
 			else
 				ufd_sys_close(drop_entry((uint32_t)idx));
 		}
@@ -712,18 +740,20 @@ static void set_inheritable(int inheritable, int spawn)
 		uint32_t m = fdmap_get(&mark_map, (uint32_t)idx);
 		int fd = (int)idx, kernel;
 
+		/* The lock-free change to a mark is unmark(), which clears
+		 * it: a compare-and-swap that fails means the descriptor was
+		 * closed, replaced or unmarked meanwhile, and is left alone. */
 		if (!(m & VFD_BUSY))
 			continue;
 		if (inheritable) {
 			kernel = ufd_sys_fcntl(fd, F_GETFD, 0);
-			if (kernel == 0) {
-				fdmap_replace(&mark_map, (uint32_t)idx,
-					      m | MARK_WAS_INHERITABLE);
+			if (kernel == 0 &&
+			    fdmap_cas(&mark_map, (uint32_t)idx, m,
+				      m | MARK_WAS_INHERITABLE))
 				ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
-			}
-		} else if (m & MARK_WAS_INHERITABLE) {
-			fdmap_replace(&mark_map, (uint32_t)idx,
-				      m & ~MARK_WAS_INHERITABLE);
+		} else if ((m & MARK_WAS_INHERITABLE) &&
+			   fdmap_cas(&mark_map, (uint32_t)idx, m,
+				     m & ~MARK_WAS_INHERITABLE)) {
 			ufd_sys_fcntl(fd, F_SETFD, 0);
 		}
 	}
