@@ -721,7 +721,8 @@ static int survives(uint32_t v, int spawn)
  * descriptor that survives it loses the kernel's close-on-exec flag; for a
  * spawn, whose child is a fork child too, every real descriptor marked
  * close-on-fork gets it, so that the child does not keep it.  After
- * (inheritable 0): all back as they were.  Table lock held.
+ * (inheritable 0): all back as they were, and every backing descriptor
+ * close-on-exec.  Table lock held.
  */
 static void set_inheritable(int inheritable, int spawn)
 {
@@ -731,7 +732,10 @@ static void set_inheritable(int inheritable, int spawn)
 	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-		if (survives(v, spawn))
+		/* After, not just those that survive by their flags now:
+		 * flags change without the lock, so they may not be the ones
+		 * the backing descriptors were made inheritable by. */
+		if (inheritable ? survives(v, spawn) : (v & VFD_BUSY) != 0)
 			ufd_sys_fcntl(backing_of(v), F_SETFD,
 				      inheritable ? 0 : FD_CLOEXEC);
 	}

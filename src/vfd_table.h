@@ -217,8 +217,9 @@ uint32_t vfd_real_get_flags(int fd);
  * until vfd_exec_done, so that nothing changes under the exec.  Returns 0
  * or -ENOMEM.
  *
- * vfd_exec_done: after the exec failed: back to how things were (backing
- * descriptors close-on-exec again), the mapping freed, the table unlocked.
+ * vfd_exec_done: after the exec failed: back to how things were (every
+ * backing descriptor close-on-exec again, as it is at all times outside
+ * an exec), the mapping freed, the table unlocked.
  *
  * vfd_exec_inherit: in the new program (from the library constructor),
  * take over what the hand-off in environment entry `value` describes.  The
