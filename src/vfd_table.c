@@ -943,6 +943,8 @@ static const char *handoff_install(const char *list, int *taken)
 		} else if (!why && e.vfd) {
 			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
 				why = "a backing descriptor named twice";
+			else if (fdmap_get(&mark_map, (uint32_t)e.fd) & VFD_BUSY)
+				why = "a descriptor both backing and marked";
 			else if (fdmap_alloc_exact(&vfd_map,
 						   (uint32_t)(e.vfd - FD_UNSEQ_BASE),
 						   slot_value((int)e.fd,
@@ -954,8 +956,12 @@ static const char *handoff_install(const char *list, int *taken)
 				why = "no memory";
 			}
 		} else if (!why) {
-			if (fdmap_alloc_exact(&mark_map, (uint32_t)e.fd,
-					      VFD_BUSY | (uint32_t)e.flags) < 0)
+			/* A backing descriptor is ufd's, never the program's
+			 * to mark (vfd_real_set_flags refuses it too). */
+			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
+				why = "a descriptor both backing and marked";
+			else if (fdmap_alloc_exact(&mark_map, (uint32_t)e.fd,
+						   VFD_BUSY | (uint32_t)e.flags) < 0)
 				why = "a real descriptor named twice";
 		}
 		if (why) {
