@@ -1954,6 +1954,104 @@ START_TEST(backing_cloexec_after_failed_exec)
 }
 END_TEST
 
+/*
+ * new_vfd_not_on_app_file.  Two windows in which the application's dup2
+ * onto a number among the backing descriptors and a virtual descriptor
+ * being made in another thread met on one number, leaving the new
+ * virtual descriptor on the application's file (and the application's
+ * number refused by close() as a backing descriptor):
+ *   - dup2(x, b) onto backing descriptor b moved it elsewhere, closed b,
+ *     unlocked the table and only then let the kernel's dup2 make b; a
+ *     virtual descriptor made in between got b as its backing
+ *     descriptor, which the dup2 then replaced;
+ *   - vfd_create made its backing descriptor before taking the table
+ *     lock; a dup2 onto that number before it was in the table saw no
+ *     backing descriptor there and replaced it.
+ * In rounds: a thread makes NEW_VFDS virtual descriptors while the main
+ * thread dup2s, again and again, onto the number after the last one's
+ * backing descriptor (where the next is likely made); then, the main
+ * thread idle, the thread checks and closes them.  (Reading them while
+ * the main thread may move their backing descriptors would race with the
+ * move itself: a call that translated a virtual descriptor before its
+ * backing descriptor moved reaches the old number.)  A race, run for 2 s.
+ */
+#define NEW_VFDS 100
+
+struct maker {
+	int src;
+	pthread_barrier_t barrier;
+	int next, made_all, stop, wrong, made;
+};
+
+static void *maker_thread(void *arg)
+{
+	struct maker *m = arg;
+	int w[NEW_VFDS];
+
+	do {
+		for (int k = 0; k < NEW_VFDS; k++) {
+			w[k] = api_nonseqfd(m->src, 0);
+			if (!is_vfd(w[k]))
+				__atomic_store_n(&m->wrong, 1, __ATOMIC_RELAXED);
+			else
+				__atomic_store_n(&m->next, api_backing_fd(w[k]) + 1,
+						 __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&m->made_all, 1, __ATOMIC_RELAXED);
+		pthread_barrier_wait(&m->barrier);
+		for (int k = 0; k < NEW_VFDS; k++) {
+			if (is_vfd(w[k]) && (!reads(w[k], "made") || close(w[k]) != 0))
+				m->wrong = 1;
+			m->made++;
+		}
+		pthread_barrier_wait(&m->barrier);
+	} while (!m->stop);
+	return NULL;
+}
+
+START_TEST(new_vfd_not_on_app_file)
+{
+	int app = temp_file("app"), dups = 0, bad = 0;
+	struct maker m = { .src = temp_file("made") };
+	struct timespec start, now;
+	pthread_t thread;
+
+	ck_assert_int_eq(pthread_barrier_init(&m.barrier, NULL, 2), 0);
+	ck_assert_int_eq(pthread_create(&thread, NULL, maker_thread, &m), 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		while (!__atomic_load_n(&m.made_all, __ATOMIC_RELAXED)) {
+			int n = __atomic_load_n(&m.next, __ATOMIC_RELAXED);
+
+			if (n <= 0)
+				continue;
+			bad = dup2(app, n) != n ? 1 : !reads(n, "app") ? 2 : close(n) != 0 ? 3 : 0;
+			dups++;
+			if (bad)
+				break;
+		}
+		pthread_barrier_wait(&m.barrier);
+		m.made_all = 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		m.stop = bad || m.wrong ||
+			 (now.tv_sec - start.tv_sec) * 1000 +
+					 (now.tv_nsec - start.tv_nsec) / 1000000 >=
+				 2000;
+		pthread_barrier_wait(&m.barrier);
+	} while (!m.stop);
+	pthread_join(thread, NULL);
+	pthread_barrier_destroy(&m.barrier);
+	ck_assert_msg(!bad && !m.wrong,
+		      "after %d dup2s and %d new virtual descriptors: %s", dups, m.made,
+		      bad == 1   ? "the application's dup2 failed"
+		      : bad == 2 ? "the application's dup2 target was on another file"
+		      : bad == 3 ? "the application's dup2 target was not its own to close"
+				 : "a new virtual descriptor was on another file");
+	close(app);
+	close(m.src);
+}
+END_TEST
+
 /* ---- the suite ---- */
 
 static void add_case(Suite *s, const char *name, const TTest *const *tests,
@@ -2002,7 +2100,7 @@ static Suite *process_suite(void)
 		       kb_fork_listing_lock, kb_backing_clofork, kb_freopen_mark,
 		       kb_early_variadic, failed_dup2_leaves_target,
 		       flags_kept_while_backing_moves,
-		       backing_cloexec_after_failed_exec),
+		       backing_cloexec_after_failed_exec, new_vfd_not_on_app_file),
 		 180);
 	return s;
 }
