@@ -284,19 +284,34 @@ static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
 }
 
 /*
- * dup2/dup3 onto real descriptor newfd.  A backing descriptor there is not
- * the application's: it moves out of the way first, so that the virtual
- * descriptor it backs stays intact, and the application's dup2 succeeds as
- * onto a free number.  Returns 0, or -1 with errno.
+ * Is oldfd open, as dup2 checks it: a virtual descriptor in the table, a
+ * real one for the kernel (the raw call, so that no flag of ufd's and no
+ * interposed function is involved).
  */
-static int make_room(int oldfd, int newfd)
+static int dup_source_open(int oldfd)
 {
-	int r;
+	if (vfd_in_space(oldfd))
+		return vfd_slot(oldfd) != 0;
+	return ufd_sys_fcntl(oldfd, F_GETFD, 0) >= 0;
+}
 
-	if (!vfd_guarded(newfd) || oldfd == newfd)
-		return 0;
-	r = vfd_real_replacing(newfd);
-	return r < 0 ? ufd_ret(r) : 0;
+/*
+ * dup2/dup3 onto real descriptor newfd (not oldfd) that ufd guards: a
+ * backing descriptor or a marked one may be there, so vfd_real_dup makes
+ * the call.  A backing descriptor there is not the application's: it
+ * moves out of the way, so that the virtual descriptor it backs stays
+ * intact, and the application's dup2 succeeds as onto a free number.
+ * Returns newfd or -errno.
+ *
+ * The kernel checks oldfd before it touches newfd, so a dup2 that fails
+ * with EBADF leaves newfd as it was: oldfd is checked here first, and
+ * nothing is moved or unmarked for a call that is going to fail.
+ */
+static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
+{
+	if (!dup_source_open(oldfd))
+		return -EBADF;
+	return vfd_real_dup(oldfd, newfd, kflags, mark);
 }
 
 UFD_PUBLIC int dup2(int oldfd, int newfd)
@@ -306,8 +321,8 @@ UFD_PUBLIC int dup2(int oldfd, int newfd)
 	/* dup2(b, b) on a backing descriptor: not open, for the application. */
 	if (oldfd == newfd && vfd_guarded(newfd) && vfd_owner(newfd) >= 0)
 		return ufd_ret(-EBADF);
-	if (make_room(oldfd, newfd) < 0)
-		return -1;
+	if (oldfd != newfd && vfd_guarded(newfd))
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, 0, 0));
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
 }
 
@@ -324,10 +339,11 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 		return ufd_ret(-EINVAL);
 	if (is_virtual_target(newfd))
 		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
-	if (make_room(oldfd, newfd) < 0)
-		return -1;
 	/* The number asked for, real: not a new descriptor for
 	 * UFD_MODE=all to move. */
+	if (vfd_guarded(newfd))
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
+						vflags & VFD_CLOFORK));
 	r = UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK);
 	if (r >= 0 && (vflags & VFD_CLOFORK) &&
 	    (r = vfd_real_set_flags(newfd, VFD_CLOFORK)) < 0)

@@ -216,16 +216,20 @@ static int new_backing(int real_fd)
 	for (;;) {
 		unsigned floor = __atomic_load_n(&backing_floor, __ATOMIC_RELAXED);
 		unsigned top = __atomic_load_n(&backing_top, __ATOMIC_RELAXED);
-		int fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, (long)floor);
+		int fd;
 
+		/* Guarded before the number exists, not after: a dup2 onto
+		 * it that sees the guard takes the table lock (vfd_real_dup),
+		 * which the caller holds until the new backing descriptor is
+		 * in the reverse map. */
+		guard((int)floor);
+		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, (long)floor);
 		if (fd > VFD_REAL_MAX) {
 			ufd_sys_close(fd);
 			return -EMFILE;
 		}
-		if (fd >= 0) {
-			guard(fd);
+		if (fd >= 0)
 			return fd;
-		}
 		if ((fd != -EMFILE && fd != -EINVAL) || floor == 0)
 			return fd;
 		if (fd == -EINVAL && floor < top) {
@@ -347,70 +351,101 @@ static int release_deferred(uint32_t idx, int close_backing)
 
 /* ---- virtual descriptors ---- */
 
+/*
+ * dup2 onto open virtual descriptor idx, whose slot holds cur: the
+ * kernel's dup3 puts real_fd's file behind its backing descriptor in
+ * place, so that a lookup sees the old file or the new one, never neither,
+ * and no number is made or freed; then the flags are the new
+ * descriptor's.  Returns 0 or -errno (EBADF: real_fd is not open, nothing
+ * changed).  Table lock held.
+ */
+static int replace_in_place(uint32_t idx, uint32_t cur, int real_fd, uint32_t flags)
+{
+	int backing = backing_of(cur), r;
+	uint32_t v;
+
+	/* real_fd is the backing descriptor itself only when the caller
+	 * named its number: the file is there already. */
+	if (real_fd != backing) {
+		r = (int)ufd_sys6(SYS_dup3, real_fd, backing, O_CLOEXEC, 0, 0, 0);
+		if (r < 0)
+			return r;
+	}
+	/* A compare-and-swap: flags change without the lock.  If a handler
+	 * of this thread closed the descriptor meanwhile, that close stands
+	 * (unlocking finishes it). */
+	do
+		v = fdmap_get(&vfd_map, idx);
+	while ((v & VFD_BUSY) &&
+	       !fdmap_cas(&vfd_map, idx, v, slot_value(backing, flags)));
+	return 0;
+}
+
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
-	uint32_t value, replaced = 0, at_idx = (uint32_t)at - FD_UNSEQ_BASE;
+	uint32_t cur, at_idx = (uint32_t)at - FD_UNSEQ_BASE;
 	int backing, err;
 	int64_t idx;
 
 	vfd_init();
-	backing = new_backing(real_fd);
-	if (backing < 0)
-		return backing;
-	value = slot_value(backing, flags);
-
+	/*
+	 * The backing descriptor is made and recorded in the reverse map in
+	 * one hold of the lock.  Made before it, it would be, until
+	 * recorded, a number that the application's dup2 onto it (which
+	 * holds the lock, vfd_real_dup) finds nobody's and replaces: the new
+	 * virtual descriptor would be on the application's file.
+	 */
 	err = lock_table();
-	if (err < 0) {
-		ufd_sys_close(backing);
+	if (err < 0)
 		return err;
+	if (where == VFD_AT_EXACT) {
+		cur = fdmap_get(&vfd_map, at_idx);
+		if (cur & VFD_BUSY) {
+			err = replace_in_place(at_idx, cur, real_fd, flags);
+			unlock_table();
+			if (err < 0)
+				return err;
+			UFD_LOG("new %d: replaced the open one in place%s%s", at,
+				flags & VFD_CLOEXEC ? " cloexec" : "",
+				flags & VFD_CLOFORK ? " clofork" : "");
+			return at;
+		}
+		if (cur) /* pending from a handler: finish that first */
+			drop_entry(at_idx);
+	}
+	backing = new_backing(real_fd);
+	if (backing < 0) {
+		unlock_table();
+		return backing;
 	}
 	switch (where) {
 	case VFD_AT_EXACT:
-		replaced = fdmap_get(&vfd_map, at_idx);
-		if (replaced & VFD_BUSY) {
-			fdmap_replace(&vfd_map, at_idx, value);
-			idx = at_idx;
-		} else {
-			/* free, or pending from a handler: finish that first */
-			if (replaced)
-				drop_entry(at_idx);
-			replaced = 0;
-			idx = fdmap_alloc_exact(&vfd_map, at_idx, value);
-		}
+		idx = fdmap_alloc_exact(&vfd_map, at_idx, slot_value(backing, flags));
 		break;
 	case VFD_AT_LOWEST:
-		idx = fdmap_alloc_from(&vfd_map, at_idx, value);
+		idx = fdmap_alloc_from(&vfd_map, at_idx, slot_value(backing, flags));
 		break;
 	default:
-		idx = fdmap_alloc_random(&vfd_map, value);
+		idx = fdmap_alloc_random(&vfd_map, slot_value(backing, flags));
 		break;
 	}
 	if (idx >= 0) {
 		err = own_backing(backing, (uint32_t)idx);
 		if (err < 0) {
-			/* Undo: the slot goes back to what it was. */
-			if (replaced)
-				fdmap_replace(&vfd_map, at_idx, replaced);
-			else
-				fdmap_release(&vfd_map, (uint32_t)idx);
-			replaced = 0;
+			fdmap_release(&vfd_map, (uint32_t)idx);
 			idx = err;
-		} else if (replaced) {
-			disown_backing(backing_of(replaced), at_idx);
 		}
 	}
-	unlock_table();
-
-	if (replaced)
-		ufd_sys_close(backing_of(replaced));
-	if (idx < 0) {
+	/* Closed before unlocking, for the same reason: after, the number
+	 * may be the application's. */
+	if (idx < 0)
 		ufd_sys_close(backing);
+	unlock_table();
+	if (idx < 0)
 		return idx == -ERANGE ? -EBADF : (int)idx;
-	}
-	UFD_LOG("new %u (backing %d)%s%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
+	UFD_LOG("new %u (backing %d)%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
 		backing, flags & VFD_CLOEXEC ? " cloexec" : "",
-		flags & VFD_CLOFORK ? " clofork" : "",
-		replaced ? " replacing the open one" : "");
+		flags & VFD_CLOFORK ? " clofork" : "");
 	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
 
@@ -516,9 +551,20 @@ static void unmark(int fd)
 	} while (!fdmap_cas(&mark_map, (uint32_t)fd, v, MARK_CLEARED));
 }
 
-int vfd_real_set_flags(int fd, uint32_t flags)
+/* Mark real descriptor fd (< FD_UNSEQ_BASE) with flags (non-zero).
+ * Returns 0 or -ENOMEM.  Table lock held. */
+static int set_mark(int fd, uint32_t flags)
 {
 	int64_t r = 0;
+
+	if (!fdmap_replace(&mark_map, (uint32_t)fd, VFD_BUSY | flags))
+		r = fdmap_alloc_exact(&mark_map, (uint32_t)fd, VFD_BUSY | flags);
+	return r < 0 ? (int)r : 0;
+}
+
+int vfd_real_set_flags(int fd, uint32_t flags)
+{
+	int r;
 
 	flags &= VFD_CLOFORK;
 	/* A backing descriptor is not the application's to mark. */
@@ -531,11 +577,10 @@ int vfd_real_set_flags(int fd, uint32_t flags)
 	vfd_init();
 	if (lock_table() < 0)
 		return -EBUSY;
-	if (!fdmap_replace(&mark_map, (uint32_t)fd, VFD_BUSY | flags))
-		r = fdmap_alloc_exact(&mark_map, (uint32_t)fd, VFD_BUSY | flags);
+	r = set_mark(fd, flags);
 	unlock_table();
 	if (r < 0)
-		return (int)r;
+		return r;
 	guard(fd);
 	return 0;
 }
@@ -552,46 +597,98 @@ int vfd_real_closing(int fd)
 	return 0;
 }
 
-int vfd_real_replacing(int fd)
+/*
+ * If real descriptor fd is a backing descriptor, move it: a copy at a new
+ * number, then the slot and the reverse map point at the copy.  fd itself
+ * is left open and nobody's, for the caller's dup3 to replace (so that the
+ * number is never free for a backing descriptor made meanwhile to take)
+ * or to close.  Returns 1 if it moved, 0 if fd is no backing descriptor,
+ * or -errno (EMFILE, ENOMEM).  Table lock held.
+ */
+static int move_backing(int fd)
 {
 	int owner = vfd_owner(fd), moved, err;
-	uint32_t idx, v;
+	uint32_t idx = (uint32_t)owner - FD_UNSEQ_BASE, v;
 
-	unmark(fd);
 	if (owner < 0)
 		return 0;
-	if (lock_table() < 0)
-		return -EBUSY;
-	owner = vfd_owner(fd);
-	idx = (uint32_t)owner - FD_UNSEQ_BASE;
-	v = owner >= 0 ? fdmap_get(&vfd_map, idx) : 0;
+	v = fdmap_get(&vfd_map, idx);
 	if (!(v & VFD_BUSY)) {
-		if (owner >= 0) /* a pending close: its number is free */
-			disown_backing(fd, idx);
-		unlock_table();
+		/* a pending close: its number is free */
+		disown_backing(fd, idx);
 		return 0;
 	}
-	/* Move the backing descriptor: a copy elsewhere, then the slot and
-	 * the reverse map point at it, then the old number is free for the
-	 * application's dup2. */
 	moved = new_backing(fd);
+	if (moved < 0)
+		return moved;
+	err = own_backing(moved, idx);
+	if (err < 0) {
+		ufd_sys_close(moved);
+		return err;
+	}
+	/* A compare-and-swap on the value as it is now, not as it was read
+	 * before the move: another thread may have changed the flags since
+	 * (that takes no lock). */
+	do
+		v = fdmap_get(&vfd_map, idx);
+	while ((v & VFD_BUSY) &&
+	       !fdmap_cas(&vfd_map, idx, v, slot_value(moved, v & VFD_FLAGS)));
+	if (!(v & VFD_BUSY)) {
+		/* A handler of this thread closed it meanwhile, and fd with
+		 * it; unlocking finishes that close. */
+		disown_backing(moved, idx);
+		ufd_sys_close(moved);
+		return 0;
+	}
+	disown_backing(fd, idx);
+	UFD_LOG("moved the backing of %d from %d to %d: the application "
+		"replaces %d", owner, fd, moved, fd);
+	return 1;
+}
+
+int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
+{
+	int moved, r;
+
+	vfd_init();
+	if (lock_table() < 0) {
+		/* From a handler that interrupted a change to the table in
+		 * this thread, which cannot be waited for: a backing
+		 * descriptor cannot move, nor a mark be set (EBUSY, a dup2
+		 * error Linux has too, before anything changes); anything
+		 * else is the kernel's dup3 alone. */
+		if (vfd_owner(fd) >= 0 || mark)
+			return -EBUSY;
+		r = (int)ufd_sys6(SYS_dup3, vfd_translate(oldfd), fd, kflags, 0, 0, 0);
+		if (r >= 0)
+			unmark(fd);
+		return r;
+	}
+	moved = move_backing(fd);
 	if (moved < 0) {
 		unlock_table();
 		return moved;
 	}
-	err = own_backing(moved, idx);
-	if (err < 0) {
-		unlock_table();
-		ufd_sys_close(moved);
-		return err;
+	/* Translated only now: oldfd may be the virtual descriptor whose
+	 * backing descriptor was at fd.  The kernel replaces fd atomically,
+	 * with the lock held, so no backing descriptor is made meanwhile on
+	 * fd or recorded after the check above. */
+	r = (int)ufd_sys6(SYS_dup3, vfd_translate(oldfd), fd, kflags, 0, 0, 0);
+	if (r < 0) {
+		/* Refused (oldfd closed meanwhile by another thread, or fd
+		 * past a lowered RLIMIT_NOFILE): fd stays as the kernel
+		 * leaves it, not open for the application, so the backing
+		 * descriptor that was there, nobody's now, goes. */
+		if (moved)
+			ufd_sys_close(fd);
+	} else if (mark) {
+		r = set_mark(fd, mark);
+		r = r < 0 ? r : fd;
+	} else {
+		unmark(fd);
 	}
-	fdmap_replace(&vfd_map, idx, slot_value(moved, v & VFD_FLAGS));
-	disown_backing(fd, idx);
 	unlock_table();
-	ufd_sys_close(fd);
-	UFD_LOG("moved the backing of %d from %d to %d: the application "
-		"replaces %d", owner, fd, moved, fd);
-	return 0;
+	return r;
 }
 
 /* ---- close_range ---- */
@@ -654,8 +751,11 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 
 			if (!(v & VFD_BUSY))
 				continue;
+			/* vfd_set_flags: a compare-and-swap, since another
+			 * thread may change the other flags meanwhile. */
 			if (flags & CLOSE_RANGE_CLOEXEC)
-				fdmap_replace(&vfd_map, (uint32_t)idx, v | VFD_CLOEXEC);
+				vfd_set_flags((int)(FD_UNSEQ_BASE + (uint32_t)idx),
+					      VFD_CLOEXEC, VFD_CLOEXEC);
 			else
 				ufd_sys_close(drop_entry((uint32_t)idx));
 		}
@@ -710,7 +810,8 @@ static int survives(uint32_t v, int spawn)
  * descriptor that survives it loses the kernel's close-on-exec flag; for a
  * spawn, whose child is a fork child too, every real descriptor marked
  * close-on-fork gets it, so that the child does not keep it.  After
- * (inheritable 0): all back as they were.  Table lock held.
+ * (inheritable 0): all back as they were, and every backing descriptor
+ * close-on-exec.  Table lock held.
  */
 static void set_inheritable(int inheritable, int spawn)
 {
@@ -720,7 +821,10 @@ static void set_inheritable(int inheritable, int spawn)
 	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-		if (survives(v, spawn))
+		/* After, not just those that survive by their flags now:
+		 * flags change without the lock, so they may not be the ones
+		 * the backing descriptors were made inheritable by. */
+		if (inheritable ? survives(v, spawn) : (v & VFD_BUSY) != 0)
 			ufd_sys_fcntl(backing_of(v), F_SETFD,
 				      inheritable ? 0 : FD_CLOEXEC);
 	}
@@ -729,18 +833,20 @@ static void set_inheritable(int inheritable, int spawn)
 		uint32_t m = fdmap_get(&mark_map, (uint32_t)idx);
 		int fd = (int)idx, kernel;
 
+		/* The lock-free change to a mark is unmark(), which clears
+		 * it: a compare-and-swap that fails means the descriptor was
+		 * closed, replaced or unmarked meanwhile, and is left alone. */
 		if (!(m & VFD_BUSY))
 			continue;
 		if (inheritable) {
 			kernel = ufd_sys_fcntl(fd, F_GETFD, 0);
-			if (kernel == 0) {
-				fdmap_replace(&mark_map, (uint32_t)idx,
-					      m | MARK_WAS_INHERITABLE);
+			if (kernel == 0 &&
+			    fdmap_cas(&mark_map, (uint32_t)idx, m,
+				      m | MARK_WAS_INHERITABLE))
 				ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
-			}
-		} else if (m & MARK_WAS_INHERITABLE) {
-			fdmap_replace(&mark_map, (uint32_t)idx,
-				      m & ~MARK_WAS_INHERITABLE);
+		} else if ((m & MARK_WAS_INHERITABLE) &&
+			   fdmap_cas(&mark_map, (uint32_t)idx, m,
+				     m & ~MARK_WAS_INHERITABLE)) {
 			ufd_sys_fcntl(fd, F_SETFD, 0);
 		}
 	}
@@ -931,6 +1037,8 @@ static const char *handoff_install(const char *list, int *taken)
 		} else if (!why && e.vfd) {
 			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
 				why = "a backing descriptor named twice";
+			else if (fdmap_get(&mark_map, (uint32_t)e.fd) & VFD_BUSY)
+				why = "a descriptor both backing and marked";
 			else if (fdmap_alloc_exact(&vfd_map,
 						   (uint32_t)(e.vfd - FD_UNSEQ_BASE),
 						   slot_value((int)e.fd,
@@ -942,8 +1050,12 @@ static const char *handoff_install(const char *list, int *taken)
 				why = "no memory";
 			}
 		} else if (!why) {
-			if (fdmap_alloc_exact(&mark_map, (uint32_t)e.fd,
-					      VFD_BUSY | (uint32_t)e.flags) < 0)
+			/* A backing descriptor is ufd's, never the program's
+			 * to mark (vfd_real_set_flags refuses it too). */
+			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
+				why = "a descriptor both backing and marked";
+			else if (fdmap_alloc_exact(&mark_map, (uint32_t)e.fd,
+						   VFD_BUSY | (uint32_t)e.flags) < 0)
 				why = "a real descriptor named twice";
 		}
 		if (why) {

@@ -53,8 +53,9 @@ extern struct fdmap vfd_backing_map;
 /*
  * Real descriptors from this number up may be backing descriptors or carry
  * a close-on-fork mark, and the application's close() or dup2() onto them
- * must ask vfd_real_closing / vfd_real_replacing first.  Below it, neither:
- * one comparison keeps those calls on the fast path.
+ * must go through vfd_real_closing / vfd_real_dup.  Below it, neither:
+ * one comparison keeps those calls on the fast path.  It is lowered before
+ * a backing descriptor can be made at a number, never after.
  */
 extern unsigned vfd_guard_from;
 
@@ -135,9 +136,10 @@ void vfd_init(void);
  *   -ENOMEM  the map could not grow;
  *   -EBUSY   called from a signal handler that interrupted a change to the
  *            table in the same thread (the change cannot be waited for).
- * For VFD_AT_EXACT, an open descriptor at `at` is replaced atomically (a
- * concurrent lookup sees the old or the new file, never neither) and its
- * backing descriptor closed after.
+ * For VFD_AT_EXACT, an open descriptor at `at` is replaced atomically and
+ * in place: the kernel's dup3 puts real_fd's file behind its backing
+ * descriptor (a concurrent lookup sees the old or the new file, never
+ * neither, and no descriptor number is made or freed).
  */
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
 
@@ -189,17 +191,25 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * answer for a descriptor it does not have); else its close-on-fork mark is
  * dropped and 0 returned.
  *
- * vfd_real_replacing: the application makes fd a new descriptor (dup2 or
- * dup3 onto it).  A backing descriptor at fd is first moved elsewhere, so
- * the virtual descriptor it backs stays intact; the mark is dropped.
- * Returns 0, or -EMFILE if the backing descriptor could not move.
+ * vfd_real_dup: the application's dup3(oldfd, fd, kflags) (dup2 is kflags
+ * 0), oldfd != fd, oldfd virtual or real: made here, with the table
+ * locked, so that no backing descriptor is made or recorded at fd between
+ * the check and the kernel's call.  A backing descriptor at fd is first
+ * moved elsewhere, so the virtual descriptor it backs stays intact, and
+ * the kernel's dup3 then replaces fd atomically.  On success fd's mark is
+ * `mark` (VFD_CLOFORK or 0).  Returns fd, the kernel's -errno (nothing
+ * changed for the application), -EMFILE if the backing descriptor could
+ * not move, or -EBUSY from a signal handler that interrupted a change to
+ * the table.  The kernel's dup3 runs with the lock held (as close_range's
+ * closes do), so a replaced file whose close blocks (a flush over NFS)
+ * holds up other threads' changes to the table until it is done.
  *
  * vfd_real_set_flags / vfd_real_get_flags: the close-on-fork mark
  * (VFD_CLOFORK) of real descriptor fd, which ufd keeps since the kernel
  * has no such flag.
  */
 int vfd_real_closing(int fd);
-int vfd_real_replacing(int fd);
+int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark);
 int vfd_real_set_flags(int fd, uint32_t flags);
 uint32_t vfd_real_get_flags(int fd);
 
@@ -217,8 +227,9 @@ uint32_t vfd_real_get_flags(int fd);
  * until vfd_exec_done, so that nothing changes under the exec.  Returns 0
  * or -ENOMEM.
  *
- * vfd_exec_done: after the exec failed: back to how things were (backing
- * descriptors close-on-exec again), the mapping freed, the table unlocked.
+ * vfd_exec_done: after the exec failed: back to how things were (every
+ * backing descriptor close-on-exec again, as it is at all times outside
+ * an exec), the mapping freed, the table unlocked.
  *
  * vfd_exec_inherit: in the new program (from the library constructor),
  * take over what the hand-off in environment entry `value` describes.  The
