@@ -19,6 +19,8 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 
 	if (flags & ~NONSEQFD_ALL)
 		return ufd_ret(-EINVAL);
+	if (vfd_is_backing(fd))
+		return ufd_ret(-EBADF);
 	if (!ufd_interposed) {
 		static int said;
 

@@ -316,11 +316,12 @@ static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
 
 UFD_PUBLIC int dup2(int oldfd, int newfd)
 {
+	/* A backing descriptor is not open, for the application: no copy
+	 * of it (the kernel checks oldfd first). */
+	if (vfd_is_backing(oldfd))
+		return ufd_ret(-EBADF);
 	if (is_virtual_target(newfd))
 		return ufd_ret(dup_to_virtual(oldfd, newfd, 0));
-	/* dup2(b, b) on a backing descriptor: not open, for the application. */
-	if (oldfd == newfd && vfd_guarded(newfd) && vfd_owner(newfd) >= 0)
-		return ufd_ret(-EBADF);
 	if (oldfd != newfd && vfd_guarded(newfd))
 		return ufd_ret(dup_onto_guarded(oldfd, newfd, 0, 0));
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
@@ -337,6 +338,8 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 		return ufd_ret(-EINVAL);
 	if (oldfd == newfd)
 		return ufd_ret(-EINVAL);
+	if (vfd_is_backing(oldfd))
+		return ufd_ret(-EBADF);
 	if (is_virtual_target(newfd))
 		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
 	/* The number asked for, real: not a new descriptor for
@@ -381,7 +384,7 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 
 	/* A backing descriptor is not the application's: no flags to read or
 	 * clear (that would leak it into children), nothing to duplicate. */
-	if (!vfd_in_space(fd) && vfd_guarded(fd) && vfd_owner(fd) >= 0)
+	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	switch (cmd) {
 	case F_DUPFD:
@@ -566,7 +569,7 @@ UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
 	va_end(ap);
 	/* A backing descriptor is not the application's, as for fcntl:
 	 * FIONCLEX on it would leak it into every child. */
-	if (!vfd_in_space(fd) && vfd_guarded(fd) && vfd_owner(fd) >= 0)
+	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	/* The close-on-exec flag of a virtual descriptor is ufd's, as for
 	 * fcntl(F_SETFD); its backing descriptor stays close-on-exec. */
@@ -1137,6 +1140,8 @@ UFD_PUBLIC int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
 
 UFD_PUBLIC int dup(int fd)
 {
+	if (vfd_is_backing(fd))
+		return ufd_ret(-EBADF);
 	if (ufd_default_cloexec)
 		return ufd_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
 				  1, UFD_CALL_dup);

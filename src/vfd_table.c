@@ -453,7 +453,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 static int release_vfd(int vfd, int close_backing)
 {
 	uint32_t idx = (uint32_t)vfd - FD_UNSEQ_BASE;
-	int backing;
+	int backing, err = 0;
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
@@ -464,14 +464,21 @@ static int release_vfd(int vfd, int close_backing)
 		return backing;
 	}
 	backing = drop_entry(idx);
+	/*
+	 * Closed before unlocking: once the reverse map no longer has it, the
+	 * number is an ordinary one, and an application's dup2 onto it (made
+	 * under the lock, vfd_real_dup) could come before a close made after
+	 * unlocking, which would then close the application's file.  Linux
+	 * frees the descriptor even when close reports an error (EINTR or
+	 * EIO), so the entry is gone either way; the error is passed on.
+	 */
+	if (backing >= 0 && close_backing)
+		err = ufd_sys_close(backing);
 	unlock_table();
-	if (backing != -EBADF)
-		UFD_LOG("close %d", vfd);
-	if (backing < 0 || !close_backing)
-		return backing;
-	/* Linux frees the descriptor even when close reports an error (EINTR
-	 * or EIO), so the entry is gone either way; pass the error on. */
-	return ufd_sys_close(backing);
+	if (backing == -EBADF)
+		return -EBADF;
+	UFD_LOG("close %d", vfd);
+	return close_backing ? err : backing;
 }
 
 int vfd_close(int vfd)
@@ -1102,12 +1109,15 @@ int vfd_exec_inherit(const char *value)
 		unlock_table();
 	}
 	if (why) {
-		char msg[160];
+		char msg[200];
 		int n = snprintf(msg, sizeof(msg),
 				 "ufd: ignoring UFD_HANDOFF (%s); inherited "
 				 "descriptors stay as the kernel passed them\n",
 				 why);
 
+		/* snprintf says how long the whole would have been. */
+		if (n >= (int)sizeof(msg))
+			n = sizeof(msg) - 1;
 		ufd_sys6(SYS_write, 2, (long)msg, n, 0, 0, 0);
 		UFD_LOG("hand-off ignored: %s", why);
 		return -EINVAL;

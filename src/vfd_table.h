@@ -111,6 +111,16 @@ static inline int vfd_owner(int real_fd)
 	return v ? (int)(FD_UNSEQ_BASE + v - 1) : -1;
 }
 
+/*
+ * Is fd a backing descriptor?  ufd's, so not open as far as the
+ * application is concerned: close, dup, fcntl and ioctl on it say EBADF.
+ * One comparison when it is not guarded (the common case).
+ */
+static inline int vfd_is_backing(int fd)
+{
+	return vfd_guarded(fd) && vfd_owner(fd) >= 0;
+}
+
 /* Where vfd_create puts the new virtual descriptor. */
 enum vfd_where {
 	VFD_AT_RANDOM, /* uniformly random among the free ones */

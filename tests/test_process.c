@@ -1317,6 +1317,13 @@ START_TEST(close_of_backing_is_ebadf)
 	ck_assert(is_ebadf(syscall(SYS_close, b)));
 	/* Nor can its close-on-exec flag be cleared, which would leak it. */
 	ck_assert(is_ebadf(ioctl(b, FIONCLEX)));
+	/* Nor copied: it is not open, for the application. */
+	ck_assert(is_ebadf(dup(b)));
+	ck_assert(is_ebadf(dup2(b, 100)));
+	ck_assert(is_ebadf(dup2(b, FD_UNSEQ_ALLOC)));
+	ck_assert(is_ebadf(dup3(b, 100, 0)));
+	ck_assert(is_ebadf(api_nonseqfd(b, 0)));
+	ck_assert(is_ebadf(fcntl(100, F_GETFD)));
 	ck_assert(is_ebadf(fcntl(b, F_SETFD, 0)));
 	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	ck_assert(reads(v, "mine"));
