@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -775,18 +776,27 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
  *
  * The hand-off is one environment entry:
  *
- *   UFD_HANDOFF=1;<pid>;<entry>,<entry>,...     for an exec
- *   UFD_HANDOFF=1;s<pid>;<entry>,<entry>,...    for a spawn
+ *   UFD_HANDOFF=2;<pid>;<entry>,<entry>,...     for an exec
+ *   UFD_HANDOFF=2;s<pid>;<entry>,<entry>,...    for a spawn
  *
  * where <pid> is the process's, which the new program checks against its
  * own pid (exec keeps it) or, after s, its parent's (posix_spawn, system,
  * popen); a grandchild that finds a stale entry in its environment has
  * neither.  Each entry is either
- * <vfd>=<backing>/<flags> (a virtual descriptor and the inherited real
- * descriptor behind it) or <fd>/<flags> (a real descriptor's close-on-fork
- * mark), all in decimal.
+ * <vfd>=<backing>/<flags>/<dev>/<ino> (a virtual descriptor, the inherited
+ * real descriptor behind it and the device and inode of its file) or
+ * <fd>/<flags> (a real descriptor's close-on-fork mark), all in decimal.
+ * The new program takes a backing descriptor over only if it still holds
+ * that file: a posix_spawn file action may have closed the number, or
+ * dup'd another file onto it, on the way.
  */
 #define HANDOFF_NAME "UFD_HANDOFF="
+
+/* fstat of fd, raw. */
+static int file_of(int fd, struct stat *st)
+{
+	return (int)ufd_sys6(SYS_fstat, fd, (long)st, 0, 0, 0, 0);
+}
 
 /* Append "<n>" to *p. */
 static void put_num(char **p, unsigned long n)
@@ -876,8 +886,9 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 	 * close-on-exec. */
 	if (lock_table() < 0)
 		return 0;
-	/* "<vfd>=<backing>/<flags>," is at most 10+1+9+1+1+1 characters. */
-	*len = 64 + 24 * (size_t)vfd_map.live + 16 * (size_t)mark_map.live;
+	/* "<vfd>=<backing>/<flags>/<dev>/<ino>," is at most
+	 * 10+1+9+1+1+1+20+1+20+1 characters. */
+	*len = 64 + 72 * (size_t)vfd_map.live + 16 * (size_t)mark_map.live;
 	p = ufd_sys_mmap(NULL, *len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ufd_sys_is_error((long)p)) {
@@ -887,8 +898,8 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 	}
 	*buf = p;
 	exec_spawn = spawn;
-	memcpy(p, HANDOFF_NAME "1;", strlen(HANDOFF_NAME "1;"));
-	p += strlen(HANDOFF_NAME "1;");
+	memcpy(p, HANDOFF_NAME "2;", strlen(HANDOFF_NAME "2;"));
+	p += strlen(HANDOFF_NAME "2;");
 	if (spawn)
 		*p++ = 's';
 	put_num(&p, (unsigned long)getpid());
@@ -896,14 +907,19 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 	for (i = fdmap_next_busy(&vfd_map, 0); i >= 0;
 	     i = fdmap_next_busy(&vfd_map, (uint32_t)i + 1)) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)i);
+		struct stat st;
 
-		if (!survives(v, spawn))
+		if (!survives(v, spawn) || file_of(backing_of(v), &st) < 0)
 			continue;
 		put_num(&p, FD_UNSEQ_BASE + (unsigned long)i);
 		*p++ = '=';
 		put_num(&p, (unsigned long)backing_of(v));
 		*p++ = '/';
 		put_num(&p, v & VFD_FLAGS);
+		*p++ = '/';
+		put_num(&p, (unsigned long)st.st_dev);
+		*p++ = '/';
+		put_num(&p, (unsigned long)st.st_ino);
 		*p++ = ',';
 		handed++;
 	}
@@ -966,7 +982,8 @@ struct handoff_entry {
 	unsigned long vfd; /* 0 for a real descriptor's mark */
 	unsigned long fd;  /* the backing descriptor, or the marked one */
 	unsigned long flags;
-	int open;	   /* e.fd is open in this process */
+	unsigned long dev, ino; /* the backing descriptor's file */
+	int open;	   /* e.fd is open here (and a backing one, on its file) */
 };
 
 /*
@@ -994,9 +1011,16 @@ static const char *parse_entry(const char **s, struct handoff_entry *e)
 			return "a real descriptor out of range";
 		e->fd = a;
 	}
-	p = parse_num(p + 1, ",", VFD_FLAGS, &e->flags);
+	p = parse_num(p + 1, e->vfd ? "/" : ",", VFD_FLAGS, &e->flags);
 	if (!p)
 		return "malformed flags";
+	if (e->vfd) {
+		p = parse_num(p + 1, "/", ~0UL, &e->dev);
+		if (p)
+			p = parse_num(p + 1, ",", ~0UL, &e->ino);
+		if (!p)
+			return "a malformed file identity";
+	}
 	if (e->flags & VFD_CLOEXEC)
 		return "a close-on-exec descriptor";
 	if (!e->vfd && e->flags != VFD_CLOFORK)
@@ -1004,9 +1028,18 @@ static const char *parse_entry(const char **s, struct handoff_entry *e)
 	/* ufd never backs a virtual descriptor with 0, 1 or 2. */
 	if (e->vfd && e->fd < 3)
 		return "a standard stream as a backing descriptor";
-	/* Not open: closed on the way (a posix_spawn file action, say), so
-	 * nothing to take over. */
-	e->open = ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
+	/* Not open, or (a backing descriptor) on another file: closed, or
+	 * replaced, on the way (a posix_spawn file action, say), so nothing
+	 * to take over. */
+	if (e->vfd) {
+		struct stat st;
+
+		e->open = file_of((int)e->fd, &st) == 0 &&
+			  (unsigned long)st.st_dev == e->dev &&
+			  (unsigned long)st.st_ino == e->ino;
+	} else {
+		e->open = ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
+	}
 	*s = p + 1;
 	return NULL;
 }
@@ -1091,12 +1124,12 @@ int vfd_exec_inherit(const char *value)
 	int taken = 0, spawn = 0;
 
 	vfd_init();
-	p = parse_num(value, ";", 1, &version);
+	p = parse_num(value, ";", 2, &version);
 	if (p && p[1] == 's') {
 		spawn = 1;
 		p++;
 	}
-	if (!p || version != 1)
+	if (!p || version != 2)
 		why = "an unknown format";
 	else if (!(p = parse_num(p + 1, ";", 0x7fffffff, &pid)))
 		why = "a malformed process id";

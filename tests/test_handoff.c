@@ -94,6 +94,30 @@ static void putf(struct buf *b, const char *fmt, ...)
 	put(b, tmp, (size_t)n);
 }
 
+/*
+ * "<dev>/<ino>" of the file that the descriptor named at s ("fd", "fd2",
+ * "closed" or a number, up to the closing brace) holds in the helper, as
+ * a hand-off entry carries it; "0/0" for one that is not open.  FD1 and
+ * FD2 are /dev/null (see launch); a number is looked at here, in the
+ * launcher's child, which has the helper's descriptors already.
+ */
+static void put_identity(struct buf *out, const char *s)
+{
+	struct stat st;
+	int ok;
+
+	if (!strncmp(s, "fd}", 3) || !strncmp(s, "fd2}", 4))
+		ok = stat("/dev/null", &st) == 0;
+	else if (!strncmp(s, "closed}", 7))
+		ok = 0;
+	else
+		ok = fstat(atoi(s), &st) == 0;
+	if (ok)
+		putf(out, "%lu/%lu", (unsigned long)st.st_dev, (unsigned long)st.st_ino);
+	else
+		putf(out, "0/0");
+}
+
 /* Expand a corpus value (its placeholders and escapes, see
  * handoff_corpus.txt) for a helper of pid `pid`, into out. */
 static void expand(const char *s, size_t n, pid_t pid, struct buf *out)
@@ -128,6 +152,8 @@ static void expand(const char *s, size_t n, pid_t pid, struct buf *out)
 				require(*text == ':');
 				for (long i = 0; i < times; i++)
 					expand(text + 1, (size_t)(close - text - 1), pid, out);
+			} else if (!strncmp(s, "{id:", 4)) {
+				put_identity(out, s + 4);
 			} else if (!strncmp(s, "{pid}", 5)) {
 				putf(out, "%d", (int)pid);
 			} else if (!strncmp(s, "{ppid}", 6)) {
@@ -182,9 +208,16 @@ static void check_args(const char *value, int ok, char **argv, int max)
 			long a = strtol(p, &end, 10), b, f;
 
 			if (*end == '=') {
+				unsigned long dev, ino;
+				struct stat st;
+
 				b = strtol(end + 1, &end, 10);
 				f = strtol(end + 1, &end, 10);
-				if (is_open(b))
+				dev = strtoul(end + 1, &end, 10);
+				ino = strtoul(end + 1, &end, 10);
+				/* Taken over only if still on the file named. */
+				if (is_open(b) && fstat((int)b, &st) == 0 &&
+				    st.st_dev == dev && st.st_ino == ino)
 					snprintf(specs[n], sizeof(specs[n]), "v:%ld:%ld:%d",
 						 a, b, f & 2 ? FD_CLOFORK : 0);
 				else
@@ -401,15 +434,15 @@ END_TEST
  * parse_num accepts the end of the string wherever it accepts a
  * separator (strchr(ends, '\0') finds the terminator), and the parser
  * then steps past the terminator into the next environment string.  The
- * truncated "1;<pid>;<v>=<fd>/0", with "<v1>=<fd2>/0," as the following
+ * truncated "2;<pid>;<v>=<fd>/0/<id>", with "<v1>=<fd2>/0/<id>," as the following
  * environment string, takes over both; it must be refused as a whole.
  */
 START_TEST(kb_truncated_handoff_overread)
 {
-	static const char *const env[] = { "UFD_HANDOFF=%s", "{v1}={fd2}/0,", NULL };
+	static const char *const env[] = { "UFD_HANDOFF=%s", "{v1}={fd2}/0/{id:fd2},", NULL };
 	struct result r;
 	struct buf next = { 0 };
-	const char *value = "1;{pid};{v}={fd}/0";
+	const char *value = "2;{pid};{v}={fd}/0/{id:fd}";
 	char *expanded_env[] = { NULL, NULL, NULL };
 
 	/* The second environment string, expanded like a value. */
@@ -474,7 +507,7 @@ static int secure_run(void)
 {
 	static const char *const env[] = { "UFD_HANDOFF=%s", "PATH=/usr/bin:/bin", NULL };
 	static const char *const args[] = { "secure", NULL };
-	const char *value = "1;{pid};{v}={fd}/0,";
+	const char *value = "2;{pid};{v}={fd}/0/{id:fd},";
 	char dir[] = "/tmp/ufd-secure-XXXXXX", linked[PATH_MAX], plain[PATH_MAX];
 	struct result r;
 	int failed = 0, skipped = 0;

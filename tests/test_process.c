@@ -1276,6 +1276,27 @@ START_TEST(spawn_file_actions_with_virtual_descriptors)
 	ck_assert(reads(v, "into-vfd")); /* the parent's is untouched */
 	close(v);
 
+	/* adddup2(another file, b) onto the backing number b of a virtual
+	 * descriptor the child would inherit: for the application b was a
+	 * free number, so the child has the other file there, and the
+	 * virtual descriptor, whose file is no longer in the child, is not
+	 * taken over onto it. */
+	v = api_nonseqfd(fd, 0);
+	b = api_backing_fd(v);
+	dv = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	snprintf(spec1, sizeof(spec1), "n:%d", v);
+	snprintf(spec2, sizeof(spec2), "r:%d:0", b);
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_adddup2(&fa, dv, b), 0);
+	ck_assert_msg(exited_ok(spawn_helper(&fa, (char *const[]){ "ufd_helper", "check",
+								   spec1, spec2, NULL },
+					     out, sizeof(out))),
+		      "adddup2 onto a backing number: %s", out);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert(reads(v, "into-vfd"));
+	close(dv);
+	close(v);
+
 	/* addopen of /dev/fd/<vfd>: the child's stdin is the file. */
 	v = api_nonseqfd(fd, NONSEQFD_CLOEXEC);
 	snprintf(path, sizeof(path), "/dev/fd/%d", v);
