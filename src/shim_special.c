@@ -457,13 +457,9 @@ __attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd))
 		return ufd_ret(vfd_close(fd));
-	if (vfd_guarded(fd)) {
-		/* EBADF for a backing descriptor; drops a close-on-fork mark. */
-		int r = vfd_real_closing(fd);
-
-		if (r < 0)
-			return ufd_ret(r);
-	}
+	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
+	if (vfd_guarded(fd))
+		return ufd_ret(vfd_real_close(fd));
 	return UFD_REAL(close)(fd);
 }
 

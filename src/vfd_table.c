@@ -605,6 +605,27 @@ int vfd_real_closing(int fd)
 	return 0;
 }
 
+int vfd_real_close(int fd)
+{
+	int r;
+
+	/* From a handler that interrupted this thread inside the lock: no
+	 * backing descriptor is being made meanwhile (this thread was making
+	 * it, and is stopped), so the check alone will do. */
+	if (lock_table() < 0) {
+		r = vfd_real_closing(fd);
+		return r < 0 ? r : ufd_sys_close(fd);
+	}
+	/* Checked and closed in one hold of the lock: a close of a number
+	 * the application does not have (EBADF) must not close a backing
+	 * descriptor that another thread makes there between the two. */
+	r = vfd_real_closing(fd);
+	if (r == 0)
+		r = ufd_sys_close(fd);
+	unlock_table();
+	return r;
+}
+
 /*
  * If real descriptor fd is a backing descriptor, move it: a copy at a new
  * number, then the slot and the reverse map point at the copy.  fd itself

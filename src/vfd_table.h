@@ -201,6 +201,9 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * answer for a descriptor it does not have); else its close-on-fork mark is
  * dropped and 0 returned.
  *
+ * vfd_real_close: the application's close(fd): vfd_real_closing's check
+ * and the kernel's close, with the table locked.
+ *
  * vfd_real_dup: the application's dup3(oldfd, fd, kflags) (dup2 is kflags
  * 0), oldfd != fd, oldfd virtual or real: made here, with the table
  * locked, so that no backing descriptor is made or recorded at fd between
@@ -219,6 +222,7 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * has no such flag.
  */
 int vfd_real_closing(int fd);
+int vfd_real_close(int fd);
 int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark);
 int vfd_real_set_flags(int fd, uint32_t flags);
 uint32_t vfd_real_get_flags(int fd);
