@@ -70,6 +70,7 @@
 #include <sys/xattr.h>
 
 #include "ufd.h"
+#include "ufd_test.h"
 
 /*
  * In a script's process the log pipe sits at LOG_PIPE_FD: above the low
@@ -103,12 +104,6 @@ struct run {
 
 typedef void script_fn(struct run *r);
 
-static int (*api_nonseqfd)(int, int);
-
-static int is_vfd(int fd)
-{
-	return (unsigned)fd >= FD_UNSEQ_BASE && (unsigned)fd < FD_UNSEQ_LIMIT;
-}
 
 /* ---- the log ---- */
 
@@ -3082,7 +3077,7 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
-	api_nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
+	load_api(0);
 	if (!api_nonseqfd)
 		fprintf(stderr, "libufd.so is not loaded: run this test under "
 				"LD_PRELOAD=libufd.so\n");

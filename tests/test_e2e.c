@@ -38,27 +38,9 @@
 #include <unistd.h>
 
 #include "ufd.h"
+#include "ufd_test.h"
 
-static int (*api_nonseqfd)(int, int);
-static int (*api_is_virtual)(int);
-static int (*api_backing_fd)(int);
 
-static void load_api(void)
-{
-	api_nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
-	api_is_virtual = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_is_virtual");
-	api_backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
-	if (!api_nonseqfd || !api_is_virtual || !api_backing_fd) {
-		fprintf(stderr, "libufd.so is not loaded: run this test under "
-				"LD_PRELOAD=libufd.so or link it\n");
-		exit(EXIT_FAILURE);
-	}
-}
-
-static int is_vfd(int fd)
-{
-	return (unsigned)fd >= FD_UNSEQ_BASE && (unsigned)fd < FD_UNSEQ_LIMIT;
-}
 
 /* bind() and listen() are not interposed yet (they come with the full
  * coverage of the socket calls): hand them the backing descriptor. */
@@ -535,21 +517,6 @@ END_TEST
 
 /* ---- sets of descriptors, descriptors inside messages ---- */
 
-/* Raise the soft RLIMIT_NOFILE to at least want; 0 if the hard limit is
- * too low for that. */
-static int raise_nofile(rlim_t want)
-{
-	struct rlimit rl;
-
-	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-	if (rl.rlim_cur >= want)
-		return 1;
-	if (rl.rlim_max < want)
-		return 0;
-	rl.rlim_cur = want;
-	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
-}
-
 START_TEST(epoll_thousand_virtual_sockets)
 {
 	enum { PAIRS = 500 };
@@ -981,7 +948,7 @@ int main(void)
 	SRunner *sr = srunner_create(e2e_suite());
 	int failed;
 
-	load_api();
+	load_api(1);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

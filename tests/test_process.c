@@ -52,32 +52,14 @@
 #include <unistd.h>
 
 #include "ufd.h"
+#include "ufd_test.h"
 
 extern char **environ;
 
-static int (*api_nonseqfd)(int, int);
-static int (*api_is_virtual)(int);
-static int (*api_backing_fd)(int);
 
 static const char *helper_path, *many_path, *preload;
 static char *self_exe;
 
-static void load_api(void)
-{
-	api_nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
-	api_is_virtual = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_is_virtual");
-	api_backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
-	if (!api_nonseqfd || !api_is_virtual || !api_backing_fd) {
-		fprintf(stderr, "libufd.so is not loaded: run this test under "
-				"LD_PRELOAD=libufd.so or link it\n");
-		exit(EXIT_FAILURE);
-	}
-}
-
-static int is_vfd(int fd)
-{
-	return (unsigned)fd >= FD_UNSEQ_BASE && (unsigned)fd < FD_UNSEQ_LIMIT;
-}
 
 /* A file holding text, opened read-write and close-on-exec, unlinked. */
 static int temp_file(const char *text)
@@ -139,26 +121,6 @@ static int kernel_fd_count(void)
 	return n - 1; /* the listing's own descriptor */
 }
 
-/* The kernel's close-on-exec flag of real descriptor fd, from its fdinfo:
- * 1, 0, or -1 if it is not open. */
-static int kernel_cloexec(int fd)
-{
-	char path[64], buf[512], *p;
-	int f;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "flags:");
-	return p ? (strtoul(p + 6, NULL, 8) & O_CLOEXEC) != 0 : -1;
-}
 
 /* Is real descriptor fd open for the kernel?  fstat reaches the kernel for
  * any real number; fcntl on a backing descriptor is refused by ufd. */
@@ -167,21 +129,6 @@ static int kernel_open(int fd)
 	struct stat st;
 
 	return fstat(fd, &st) == 0;
-}
-
-/* Raise the soft RLIMIT_NOFILE to at least want; 0 if the hard limit is
- * too low. */
-static int raise_nofile(rlim_t want)
-{
-	struct rlimit rl;
-
-	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-	if (rl.rlim_cur >= want)
-		return 1;
-	if (rl.rlim_max < want)
-		return 0;
-	rl.rlim_cur = want;
-	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
 }
 
 /*
@@ -2143,7 +2090,7 @@ int main(int argc, char **argv)
 	SRunner *sr;
 	int failed;
 
-	load_api();
+	load_api(1);
 	self_exe = realpath("/proc/self/exe", NULL);
 	if (argc == 3)
 		return self_exec_mode(argv[1], atoi(argv[2]));

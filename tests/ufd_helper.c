@@ -51,19 +51,11 @@
 #include <unistd.h>
 
 #include "ufd.h"
+#include "ufd_test.h"
 
 extern char **environ;
 
-static int (*api_nonseqfd)(int, int);
-static int (*api_is_virtual)(int);
-static int (*api_backing_fd)(int);
 
-static void load_api(void)
-{
-	api_nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
-	api_is_virtual = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_is_virtual");
-	api_backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
-}
 
 static int failures;
 
@@ -97,29 +89,6 @@ static int need_ufd(void)
 	return 1;
 }
 
-/* The kernel's own close-on-exec flag of real descriptor fd, from
- * /proc/self/fdinfo (no libc descriptor call on fd at all); -1 if not
- * open. */
-static int kernel_cloexec(int fd)
-{
-	char path[64], buf[512], *p;
-	int f;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "flags:");
-	if (!p)
-		return -1;
-	return (strtoul(p + 6, NULL, 8) & O_CLOEXEC) != 0;
-}
 
 /* Does the environment hold a UFD_HANDOFF entry? */
 static int env_has_handoff(void)
@@ -595,7 +564,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	char cwd[PATH_MAX];
 
-	load_api();
+	load_api(0);
 	find_self();
 	if (!strcmp(mode, "check"))
 		return mode_check(argc, argv);

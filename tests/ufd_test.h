@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ufd_test.h - what the test programs share.
+ *
+ * ufd's own API is looked up at run time, so that one source serves a test
+ * linked against libufd.so and the same test run unlinked under
+ * LD_PRELOAD; and the kernel's own view of a descriptor is read from /proc,
+ * past any interposed call.
+ */
+#ifndef UFD_TEST_H
+#define UFD_TEST_H
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ufd.h"
+
+static int (*api_nonseqfd)(int, int);
+static int (*api_is_virtual)(int);
+static int (*api_backing_fd)(int);
+
+/* Find nonseqfd, ufd_is_virtual and ufd_backing_fd; when required and ufd
+ * is not loaded, say so and exit. */
+static inline void load_api(int required)
+{
+	api_nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
+	api_is_virtual = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_is_virtual");
+	api_backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
+	if (required && (!api_nonseqfd || !api_is_virtual || !api_backing_fd)) {
+		fprintf(stderr, "libufd.so is not loaded: run this test under "
+				"LD_PRELOAD=libufd.so or link it\n");
+		exit(EXIT_FAILURE);
+	}
+}
+
+/* Is fd a number in the virtual space? */
+static inline int is_vfd(int fd)
+{
+	return (unsigned)fd >= FD_UNSEQ_BASE && (unsigned)fd < FD_UNSEQ_LIMIT;
+}
+
+/* The kernel's own close-on-exec flag of real descriptor fd, from
+ * /proc/self/fdinfo (no descriptor call on fd at all): 1, 0, or -1 if it
+ * is not open. */
+static inline int kernel_cloexec(int fd)
+{
+	char path[64], buf[512], *p;
+	int f;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "flags:");
+	return p ? (strtoul(p + 6, NULL, 8) & O_CLOEXEC) != 0 : -1;
+}
+
+/* Raise the soft RLIMIT_NOFILE to at least want; 0 if the hard limit is
+ * too low for that. */
+static inline int raise_nofile(rlim_t want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	if (rl.rlim_cur >= want)
+		return 1;
+	if (rl.rlim_max < want)
+		return 0;
+	rl.rlim_cur = want;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+#endif /* UFD_TEST_H */
