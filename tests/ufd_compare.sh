@@ -1,8 +1,8 @@
 #!/bin/sh
 # Description: ufd-compare on real programs: runs that agree (exit 0), a
 # program that relies on small descriptor numbers (exit 1, the difference
-# shown), usage errors (exit 2), --json, and --strace finding a call that
-# reached the kernel with a virtual number.
+# shown), usage errors (exit 2), --json, special files left behind, and
+# --strace finding a call that reached the kernel with a virtual number.
 # Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
 set -u
 cmp=$1 bash=$2 probe=$3
@@ -34,6 +34,15 @@ out=$(under -x pipe -- python3 -c "$sel") || fail "-x pipe: exit $?: $out"
 json=$(under --json -- "$bash" -c 'echo same') || fail "--json exit $?"
 echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["agree"] is True and d["status"]==[0,0], d' ||
 	fail "--json: $json"
+
+# What the command leaves behind that is not a regular file: a FIFO (not
+# opened: that would wait for a writer forever), links (compared by
+# target, dangling or not).
+out=$(under -- "$bash" -c 'mkfifo fifo; ln -s nowhere dangling; ln -s fifo link') ||
+	fail "a FIFO and links left behind: exit $?: $out"
+out=$(under -- "$bash" -c 'ln -s "${UFD_MODE:+with}${UFD_MODE:-without}" link')
+[ $? -eq 1 ] || fail "links to different targets: not exit 1"
+case $out in *"differs: file link"*) ;; *) fail "link difference not shown: $out" ;; esac
 
 if command -v strace >/dev/null; then
 	out=$(under --strace -- "$probe")
