@@ -1138,6 +1138,28 @@ static const char *handoff_install(const char *list, int *taken)
 	return NULL;
 }
 
+/*
+ * Is a hand-off naming pid this process's?  An exec's names the process
+ * itself (exec keeps the pid).  A spawn's names the parent, which may have
+ * exited since (posix_spawn, then _exit): then this process has been
+ * reparented to init or a subreaper, and a parent that no longer exists is
+ * taken for this one's.  A grandchild that finds a stale spawn hand-off in
+ * its environment has a parent of its own, alive, and another pid; one
+ * whose named process is gone too is protected by the entries' file
+ * identities, which must match what it inherited.
+ */
+static int handoff_is_mine(unsigned long pid, int spawn)
+{
+	pid_t parent;
+
+	if (!spawn)
+		return pid == (unsigned long)getpid();
+	parent = getppid();
+	if (pid == (unsigned long)parent)
+		return 1;
+	return ufd_sys6(SYS_kill, (long)pid, 0, 0, 0, 0, 0) == -ESRCH;
+}
+
 int vfd_exec_inherit(const char *value)
 {
 	unsigned long version, pid;
@@ -1154,7 +1176,7 @@ int vfd_exec_inherit(const char *value)
 		why = "an unknown format";
 	else if (!(p = parse_num(p + 1, ";", 0x7fffffff, &pid)))
 		why = "a malformed process id";
-	else if (pid != (unsigned long)(spawn ? getppid() : getpid()))
+	else if (!handoff_is_mine(pid, spawn))
 		why = "another process's hand-off";
 	else if (lock_table() < 0)
 		why = "the table being busy";

@@ -101,6 +101,17 @@ static void putf(struct buf *b, const char *fmt, ...)
  * FD2 are /dev/null (see launch); a number is looked at here, in the
  * launcher's child, which has the helper's descriptors already.
  */
+/* The pid of a process that has exited (and been waited for). */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	require(pid > 0 && waitpid(pid, NULL, 0) == pid);
+	return pid;
+}
+
 static void put_identity(struct buf *out, const char *s)
 {
 	struct stat st;
@@ -158,6 +169,8 @@ static void expand(const char *s, size_t n, pid_t pid, struct buf *out)
 				putf(out, "%d", (int)pid);
 			} else if (!strncmp(s, "{ppid}", 6)) {
 				putf(out, "%d", (int)getppid());
+			} else if (!strncmp(s, "{deadpid}", 9)) {
+				putf(out, "%d", (int)dead_pid());
 			} else if (!strncmp(s, "{fd}", 4)) {
 				putf(out, "%d", FD1);
 			} else if (!strncmp(s, "{fd2}", 5)) {
