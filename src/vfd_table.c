@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <linux/futex.h>
+#include <linux/memfd.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -810,6 +811,14 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
  * The new program takes a backing descriptor over only if it still holds
  * that file: a posix_spawn file action may have closed the number, or
  * dup'd another file onto it, on the way.
+ *
+ * The kernel takes no environment string longer than 128 KiB
+ * (MAX_ARG_STRLEN), some 2,000 entries.  A longer list goes in a memfd the
+ * new program inherits, and the entry names that instead:
+ *
+ *   UFD_HANDOFF=2;<pid>;@<fd>/<dev>/<ino>,
+ *
+ * The new program maps it, closes it and reads the list from the mapping.
  */
 #define HANDOFF_NAME "UFD_HANDOFF="
 
@@ -890,13 +899,67 @@ static void set_inheritable(int inheritable, int spawn)
 	}
 }
 
-/* Whether the hand-off being prepared is for a spawn (table lock held
- * from vfd_exec_prepare to vfd_exec_done). */
+/* Whether the hand-off being prepared is for a spawn, and the memfd that
+ * holds its list if it is too long for the environment, or -1 (table lock
+ * held from vfd_exec_prepare to vfd_exec_done). */
 static int exec_spawn;
+static int handoff_file = -1;
+
+/* Lists longer than this go in a memfd: well under MAX_ARG_STRLEN, and
+ * leaving the rest of ARG_MAX to the program's own arguments. */
+#define HANDOFF_INLINE_MAX (16 * 1024)
+
+/*
+ * Move the list at entries (len bytes with its NUL) into a memfd, placed
+ * high like a backing descriptor and inheritable, and write
+ * "@<fd>/<dev>/<ino>," at entries instead.  Table lock held.
+ */
+static int handoff_to_file(char *entries, size_t len)
+{
+	int tmp = (int)ufd_sys6(SYS_memfd_create, (long)"ufd-handoff", MFD_CLOEXEC,
+				0, 0, 0, 0), fd;
+	struct stat st;
+	size_t done = 0;
+
+	if (tmp < 0)
+		return tmp;
+	while (done < len) {
+		long n = ufd_sys6(SYS_write, tmp, (long)(entries + done),
+				  (long)(len - done), 0, 0, 0);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0) {
+			ufd_sys_close(tmp);
+			return n < 0 ? (int)n : -EIO;
+		}
+		done += (size_t)n;
+	}
+	/* Out of the application's low numbers, as backing descriptors. */
+	fd = new_backing(tmp);
+	ufd_sys_close(tmp);
+	if (fd < 0)
+		return fd;
+	if (file_of(fd, &st) < 0 || ufd_sys_fcntl(fd, F_SETFD, 0) < 0) {
+		ufd_sys_close(fd);
+		return -EIO;
+	}
+	handoff_file = fd;
+	*entries++ = '@';
+	put_num(&entries, (unsigned long)fd);
+	*entries++ = '/';
+	put_num(&entries, (unsigned long)st.st_dev);
+	*entries++ = '/';
+	put_num(&entries, (unsigned long)st.st_ino);
+	*entries++ = ',';
+	*entries = '\0';
+	return 0;
+}
 
 int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 {
-	char *p;
+	char *p, *entries;
+	int err;
 	int64_t i;
 	unsigned handed = 0, marks = 0;
 
@@ -925,6 +988,7 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 		*p++ = 's';
 	put_num(&p, (unsigned long)getpid());
 	*p++ = ';';
+	entries = p;
 	for (i = fdmap_next_busy(&vfd_map, 0); i >= 0;
 	     i = fdmap_next_busy(&vfd_map, (uint32_t)i + 1)) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)i);
@@ -959,6 +1023,14 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 		marks++;
 	}
 	*p = '\0';
+	if ((size_t)(p - entries) > HANDOFF_INLINE_MAX &&
+	    (err = handoff_to_file(entries, (size_t)(p - entries) + 1)) < 0) {
+		ufd_sys_munmap(*buf, *len);
+		*buf = NULL;
+		*len = 0;
+		unlock_table();
+		return err;
+	}
 	set_inheritable(1, spawn);
 	UFD_LOG("%s: handing off %u virtual descriptors and %u close-on-fork "
 		"marks", spawn ? "spawn" : "exec", handed, marks);
@@ -970,6 +1042,10 @@ void vfd_exec_done(char *buf, size_t len)
 	if (!buf)
 		return;
 	set_inheritable(0, exec_spawn);
+	if (handoff_file >= 0) {
+		ufd_sys_close(handoff_file);
+		handoff_file = -1;
+	}
 	ufd_sys_munmap(buf, len);
 	unlock_table();
 }
@@ -1160,11 +1236,50 @@ static int handoff_is_mine(unsigned long pid, int spawn)
 	return ufd_sys6(SYS_kill, (long)pid, 0, 0, 0, 0, 0) == -ESRCH;
 }
 
+/*
+ * The list of a hand-off made through a memfd: "<fd>/<dev>/<ino>," at ref
+ * names it.  Mapped into *map (of *size bytes) and closed: the list is
+ * the mapping.  NULL, or the reason it cannot be used.
+ */
+static const char *handoff_from_file(const char *ref, char **map, size_t *size)
+{
+	unsigned long fd, dev, ino;
+	const char *p = parse_num(ref, "/", VFD_REAL_MAX, &fd);
+	struct stat st;
+
+	if (p)
+		p = parse_num(p + 1, "/", ~0UL, &dev);
+	if (p)
+		p = parse_num(p + 1, ",", ~0UL, &ino);
+	if (!p || p[1] != '\0')
+		return "a malformed hand-off file";
+	if (file_of((int)fd, &st) < 0 || (unsigned long)st.st_dev != dev ||
+	    (unsigned long)st.st_ino != ino || !S_ISREG(st.st_mode))
+		return "a hand-off file not there, or replaced on the way";
+	if (st.st_size < 1 || st.st_size > (64 << 20))
+		return "a hand-off file of a bad size";
+	*size = (size_t)st.st_size;
+	*map = ufd_sys_mmap(NULL, *size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
+	ufd_sys_close((int)fd);
+	if (ufd_sys_is_error((long)*map)) {
+		*map = NULL;
+		return "no memory for the hand-off file";
+	}
+	if ((*map)[*size - 1] != '\0' || memchr(*map, '\0', *size - 1)) {
+		ufd_sys_munmap(*map, *size);
+		*map = NULL;
+		return "a hand-off file that is not one string";
+	}
+	return NULL;
+}
+
 int vfd_exec_inherit(const char *value)
 {
 	unsigned long version, pid;
-	const char *p, *why = NULL;
+	const char *p, *why = NULL, *list;
 	int taken = 0, spawn = 0;
+	char *map = NULL;
+	size_t map_size = 0;
 
 	vfd_init();
 	p = parse_num(value, ";", 2, &version);
@@ -1178,12 +1293,17 @@ int vfd_exec_inherit(const char *value)
 		why = "a malformed process id";
 	else if (!handoff_is_mine(pid, spawn))
 		why = "another process's hand-off";
+	else if (p[1] == '@' && (why = handoff_from_file(p + 2, &map, &map_size)))
+		;
 	else if (lock_table() < 0)
 		why = "the table being busy";
 	else {
-		why = handoff_install(p + 1, &taken);
+		list = map ? map : p + 1;
+		why = handoff_install(list, &taken);
 		unlock_table();
 	}
+	if (map)
+		ufd_sys_munmap(map, map_size);
 	if (why) {
 		char msg[200];
 		int n = snprintf(msg, sizeof(msg),

@@ -701,6 +701,60 @@ START_TEST(vfork_then_exec_hands_off)
 }
 END_TEST
 
+/* More virtual descriptors than one environment string can list (the
+ * kernel takes 128 KiB): the hand-off goes through a memfd, and the exec'd
+ * program has them all, the first and the last checked by number and
+ * data, and no memfd left open. */
+#define MANY_HANDED 5000
+
+START_TEST(exec_hands_off_more_than_an_env_string_holds)
+{
+	int fd = temp_file("many"), v[MANY_HANDED];
+	char first[64], last[64], data[64], out[512] = "";
+	int p[2], status, i;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (!raise_nofile(2 * MANY_HANDED + 256)) {
+		fprintf(stderr, "exec_hands_off_more_than_an_env_string_holds: "
+				"skipped: hard RLIMIT_NOFILE below %d\n",
+			2 * MANY_HANDED + 256);
+		close(fd);
+		return;
+	}
+	for (i = 0; i < MANY_HANDED; i++) {
+		v[i] = api_nonseqfd(fd, 0);
+		ck_assert(is_vfd(v[i]));
+	}
+	snprintf(first, sizeof(first), "v:%d:-1:0", v[0]);
+	snprintf(last, sizeof(last), "v:%d:-1:0", v[MANY_HANDED - 1]);
+	snprintf(data, sizeof(data), "d:%d:many", v[MANY_HANDED / 2]);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = { "ufd_helper", "check", first, last, data, "nomemfd", NULL };
+
+		dup2(p[1], 1);
+		execve(helper_path, argv, environ);
+		_exit(127);
+	}
+	ck_assert_int_ge(pid, 0);
+	close(p[1]);
+	while (len + 1 < sizeof(out) &&
+	       (n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(p[0]);
+	status = wait_bounded(pid, 20000);
+	ck_assert_msg(exited_ok(status), "helper: %s", out);
+	for (i = 0; i < MANY_HANDED; i++)
+		ck_assert_int_eq(close(v[i]), 0);
+	close(fd);
+}
+END_TEST
+
 /* ---- 5. closes from signal handlers ---- */
 
 #define HANDLER_VFDS 400
@@ -2067,7 +2121,8 @@ static Suite *process_suite(void)
 	add_case(s, "exec",
 		 TESTS(cloexec_virtual_closed_by_exec, exec_chain_through_exec_family,
 		       failed_exec_restores_the_table, spawn_restores_the_table,
-		       spawn_file_actions_with_virtual_descriptors),
+		       spawn_file_actions_with_virtual_descriptors,
+		       exec_hands_off_more_than_an_env_string_holds),
 		 120);
 	add_case(s, "protect",
 		 TESTS(close_of_backing_is_ebadf, dup2_onto_backing_moves_it,

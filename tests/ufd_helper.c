@@ -112,6 +112,28 @@ static int env_has_handoff(void)
  *   ufd                    libufd.so is loaded
  *   noufd-ok               the rest holds without ufd loaded (secure mode)
  */
+/* Spec "nomemfd": no descriptor left open on the memfd that a long
+ * hand-off comes in. */
+static void no_handoff_memfd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	if (!d) {
+		fail("opendir /proc/self/fd: %s", strerror(errno));
+		return;
+	}
+	while ((e = readdir(d))) {
+		char path[300], target[256] = "";
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", e->d_name);
+		if (readlink(path, target, sizeof(target) - 1) > 0 &&
+		    strstr(target, "memfd:ufd-handoff"))
+			fail("descriptor %s is still the hand-off's memfd", e->d_name);
+	}
+	closedir(d);
+}
+
 static void check_spec(const char *spec)
 {
 	long a = 0, b = 0, c = 0;
@@ -127,6 +149,10 @@ static void check_spec(const char *spec)
 	}
 	if (!strcmp(spec, "ufd")) {
 		need_ufd();
+		return;
+	}
+	if (!strcmp(spec, "nomemfd")) {
+		no_handoff_memfd();
 		return;
 	}
 	if (strlen(spec) < 3 || spec[1] != ':') {

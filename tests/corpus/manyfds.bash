@@ -2,7 +2,8 @@
 # UFD_MODE=all), then running a program, which inherits them all. The
 # kernel passes any number of descriptors through exec; ufd's hand-off
 # is one environment string, limited by the kernel to 128 KiB
-# (MAX_ARG_STRLEN). Run in an empty directory.
+# (MAX_ARG_STRLEN), so a list that long goes in a memfd. Run in an empty
+# directory.
 n=9000
 [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge $((2 * n + 100)) ] ||
 	{ echo "hard RLIMIT_NOFILE below $((2 * n + 100))"; exit 0; }
