@@ -550,7 +550,17 @@ UFD_PUBLIC int pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
 	pidfd = vfd_translate(pidfd);
 	if (vfd_in_space(targetfd) && pidfd_pid(pidfd) == (long)getpid())
 		targetfd = vfd_translate(targetfd);
-	return UFD_REAL(pidfd_getfd)(pidfd, targetfd, flags);
+	return ufd_new_fd(UFD_REAL(pidfd_getfd)(pidfd, targetfd, flags), 0,
+			  UFD_CALL_pidfd_getfd);
+}
+
+/* waitid(P_PIDFD, fd, ...) names a process by a pidfd: a descriptor in an
+ * id_t. */
+UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	if (idtype == P_PIDFD)
+		id = (id_t)vfd_translate((int)id);
+	return UFD_REAL(waitid)(idtype, id, info, options);
 }
 
 /* ---- ioctl ---- */
@@ -1058,6 +1068,10 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 
 		return r >= 0 && real != fd && r == real ? fd : r;
 	}
+	case SYS_waitid:
+		if (a[0] == P_PIDFD)
+			a[1] = vfd_translate((int)a[1]);
+		return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
 	case SYS_sendmsg:
 		return sendmsg((int)a[0], (const struct msghdr *)a[1], (int)a[2]);
 	case SYS_sendmmsg:

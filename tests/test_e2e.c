@@ -30,6 +30,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/pidfd.h>
 #include <sys/syscall.h>
 #include <linux/close_range.h>
 #include <sys/stat.h>
@@ -756,6 +757,50 @@ START_TEST(freopen_on_virtual_stream)
 }
 END_TEST
 
+/* A pidfd, virtual: waitid(P_PIDFD) takes it (the descriptor is in an
+ * id_t), as does the raw system call; pidfd_open and pidfd_getfd make
+ * descriptors. */
+START_TEST(waitid_on_virtual_pidfd)
+{
+	siginfo_t info;
+	pid_t pid = fork();
+	int pidfd, v, self, got;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(7);
+	pidfd = pidfd_open(pid, 0);
+	ck_assert_int_ge(pidfd, 0);
+	v = api_nonseqfd(pidfd, NONSEQFD_CLOSE);
+	ck_assert(is_vfd(v));
+	memset(&info, 0, sizeof(info));
+	ck_assert_int_eq(waitid(P_PIDFD, (id_t)v, &info, WEXITED | WNOWAIT), 0);
+	ck_assert_int_eq(info.si_pid, pid);
+	ck_assert_int_eq(info.si_status, 7);
+	memset(&info, 0, sizeof(info));
+	ck_assert_int_eq(syscall(SYS_waitid, P_PIDFD, v, &info, WEXITED, NULL), 0);
+	ck_assert_int_eq(info.si_pid, pid);
+	ck_assert_int_eq(close(v), 0);
+	/* A closed virtual number: what the kernel says of a closed one. */
+	ck_assert_int_eq(waitid(P_PIDFD, (id_t)v, &info, WEXITED), -1);
+	ck_assert_int_eq(errno, EBADF);
+
+	/* pidfd_getfd on this process copies a virtual descriptor's file. */
+	self = pidfd_open(getpid(), 0);
+	ck_assert_int_ge(self, 0);
+	got = pidfd_getfd(self, v = api_nonseqfd(self, 0), 0);
+	if (got < 0 && (errno == EPERM || errno == ENOSYS)) {
+		fprintf(stderr, "waitid_on_virtual_pidfd: pidfd_getfd part skipped: %s\n",
+			strerror(errno));
+	} else {
+		ck_assert_int_ge(got, 0);
+		ck_assert_int_eq(close(got), 0);
+	}
+	close(v);
+	close(self);
+}
+END_TEST
+
 /* pclose closes its pipe through glibc: the close-on-fork mark set on it
  * must not pass to the next descriptor with that number. */
 START_TEST(pclose_drops_clofork_mark)
@@ -933,6 +978,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(sets, streams_on_virtual_descriptors);
 	tcase_add_test(sets, pclose_drops_clofork_mark);
 	tcase_add_test(sets, freopen_on_virtual_stream);
+	tcase_add_test(sets, waitid_on_virtual_pidfd);
 	tcase_add_test(sets, dev_fd_paths_and_syscall);
 	tcase_add_test(sets, fd_listing_shows_virtual_not_backing);
 	suite_add_tcase(s, sets);
