@@ -423,13 +423,21 @@ END_TEST
 /* Pointers no program can have mapped get the kernel's EFAULT, not a crash
  * in ufd, which reads paths, pollfd arrays and msghdrs before the kernel
  * does.  In variables, so that the compiler does not see constants. */
-static char *volatile unmapped_ptrs[] = { NULL, (char *)8, (char *)-4096L };
+static char *volatile unmapped_ptrs[] = { (char *)8, (char *)-4096L };
+static struct pollfd *volatile no_pollfds;
 
 START_TEST(unmapped_pointers_get_efault)
 {
 	int sv[2], vs;
 	struct stat st;
 
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer's own interceptors of stat, poll and sendmsg read
+	 * the pointer first, and fault. */
+	fprintf(stderr, "unmapped_pointers_get_efault: skipped under "
+			"AddressSanitizer\n");
+	return;
+#endif
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv), 0);
 	vs = api_nonseqfd(sv[0], NONSEQFD_CLOSE);
 	ck_assert(is_vfd(vs));
@@ -453,7 +461,7 @@ START_TEST(unmapped_pointers_get_efault)
 		ck_assert_int_eq(errno, EFAULT);
 	}
 	/* An empty set with no array is a plain sleep. */
-	ck_assert_int_eq(poll((struct pollfd *)(void *)unmapped_ptrs[0], 0, 1), 0);
+	ck_assert_int_eq(poll(no_pollfds, 0, 1), 0);
 	close(vs);
 	close(sv[1]);
 }
