@@ -665,35 +665,48 @@ START_TEST(vfork_child_leaves_parent_table)
 END_TEST
 
 /* And a vfork child that execs hands its descriptors on as fork+exec. */
-START_TEST(vfork_then_exec_hands_off)
+/* Read fd to its end, or size - 1 bytes, into out as a string. */
+static void read_all(int fd, char *out, size_t size)
 {
-	int fd = temp_file("handed"), a = api_nonseqfd(fd, 0);
-	char spec[64], data[64], out[256] = "";
-	int p[2], status;
 	size_t len = 0;
 	ssize_t n;
+
+	while (len + 1 < size && (n = read(fd, out + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+}
+
+/* Run the helper with argv by fork (or vfork) and execve, its stdout into
+ * out; the exit status. */
+static int exec_helper(int by_vfork, char *const argv[], char *out, size_t size)
+{
+	int p[2];
 	pid_t pid;
 
-	snprintf(spec, sizeof(spec), "v:%d:-1:0", a);
-	snprintf(data, sizeof(data), "d:%d:handed", a);
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
 	fflush(NULL);
-	pid = vfork();
+	pid = by_vfork ? vfork() : fork();
 	if (pid == 0) {
-		char *argv[] = { "ufd_helper", "check", spec, data, NULL };
-
 		dup2(p[1], 1);
 		execve(helper_path, argv, environ);
 		_exit(127);
 	}
 	ck_assert_int_ge(pid, 0);
 	close(p[1]);
-	while (len + 1 < sizeof(out) &&
-	       (n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += (size_t)n;
-	out[len] = '\0';
+	read_all(p[0], out, size);
 	close(p[0]);
-	status = wait_bounded(pid, 20000);
+	return wait_bounded(pid, 20000);
+}
+
+START_TEST(vfork_then_exec_hands_off)
+{
+	int fd = temp_file("handed"), a = api_nonseqfd(fd, 0), status;
+	char spec[64], data[64], out[256] = "";
+
+	snprintf(spec, sizeof(spec), "v:%d:-1:0", a);
+	snprintf(data, sizeof(data), "d:%d:handed", a);
+	status = exec_helper(1, (char *const[]){ "ufd_helper", "check", spec, data, NULL },
+			     out, sizeof(out));
 	ck_assert_msg(exited_ok(status), "helper: %s", out);
 	ck_assert(reads(a, "handed"));
 	close(a);
@@ -711,10 +724,7 @@ START_TEST(exec_hands_off_more_than_an_env_string_holds)
 {
 	int fd = temp_file("many"), v[MANY_HANDED];
 	char first[64], last[64], data[64], out[512] = "";
-	int p[2], status, i;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
+	int status, i;
 
 	if (!raise_nofile(2 * MANY_HANDED + 256)) {
 		fprintf(stderr, "exec_hands_off_more_than_an_env_string_holds: "
@@ -730,24 +740,9 @@ START_TEST(exec_hands_off_more_than_an_env_string_holds)
 	snprintf(first, sizeof(first), "v:%d:-1:0", v[0]);
 	snprintf(last, sizeof(last), "v:%d:-1:0", v[MANY_HANDED - 1]);
 	snprintf(data, sizeof(data), "d:%d:many", v[MANY_HANDED / 2]);
-	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		char *argv[] = { "ufd_helper", "check", first, last, data, "nomemfd", NULL };
-
-		dup2(p[1], 1);
-		execve(helper_path, argv, environ);
-		_exit(127);
-	}
-	ck_assert_int_ge(pid, 0);
-	close(p[1]);
-	while (len + 1 < sizeof(out) &&
-	       (n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
-		len += (size_t)n;
-	out[len] = '\0';
-	close(p[0]);
-	status = wait_bounded(pid, 20000);
+	status = exec_helper(0, (char *const[]){ "ufd_helper", "check", first, last,
+						 data, "nomemfd", NULL },
+			     out, sizeof(out));
 	ck_assert_msg(exited_ok(status), "helper: %s", out);
 	for (i = 0; i < MANY_HANDED; i++)
 		ck_assert_int_eq(close(v[i]), 0);
@@ -1224,9 +1219,7 @@ END_TEST
 static int spawn_helper(posix_spawn_file_actions_t *fa, char *const argv[],
 			char *out, size_t size)
 {
-	int p[2], status;
-	size_t len = 0;
-	ssize_t n;
+	int p[2];
 	pid_t pid;
 
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
@@ -1234,13 +1227,10 @@ static int spawn_helper(posix_spawn_file_actions_t *fa, char *const argv[],
 		ck_assert_int_eq(posix_spawn_file_actions_adddup2(fa, p[1], 1), 0);
 	ck_assert_int_eq(posix_spawn(&pid, helper_path, fa, NULL, argv, environ), 0);
 	close(p[1]);
-	while (out && len + 1 < size && (n = read(p[0], out + len, size - 1 - len)) > 0)
-		len += (size_t)n;
 	if (out)
-		out[len] = '\0';
+		read_all(p[0], out, size);
 	close(p[0]);
-	status = wait_bounded(pid, 20000);
-	return status;
+	return wait_bounded(pid, 20000);
 }
 
 START_TEST(spawn_file_actions_with_virtual_descriptors)
