@@ -11,6 +11,7 @@
 #include "shim.h"
 
 #include <linux/fs.h>
+#include <sys/sysmacros.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -33,11 +34,126 @@
 		}                                         \
 	} while (0)
 
+/* ---- POSIX record locks ----
+ *
+ * Making a new descriptor virtual duplicates it into the backing area and
+ * closes the kernel's first number for it; and any close drops the
+ * process's POSIX record locks (fcntl F_SETLK) on the file, even those it
+ * took through another descriptor.  So once the application has taken
+ * such a lock, a regular file is checked first (in /proc/locks): if the
+ * process holds a lock on it, its descriptor is adopted as the backing
+ * descriptor where it is, not duplicated and closed.
+ */
+static int posix_locks_taken;
+
+static void note_posix_lock(void)
+{
+	if (!__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED))
+		__atomic_store_n(&posix_locks_taken, 1, __ATOMIC_RELAXED);
+}
+
+/* The next space-separated word at *s, advanced past; its length. */
+static size_t next_word(const char **s, const char **word)
+{
+	size_t n;
+
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	*word = *s;
+	for (n = 0; (*s)[n] && (*s)[n] != ' ' && (*s)[n] != '\t'; n++)
+		;
+	*s += n;
+	return n;
+}
+
+/* Is line of /proc/locks ("1: POSIX  ADVISORY  WRITE <pid> <maj>:<min>:<ino>
+ * <start> <end>") a lock that process pid holds on st's file?  Waiters
+ * ("1: -> POSIX ...") hold none. */
+static int lock_line_matches(const char *line, long pid, const struct stat *st)
+{
+	const char *w;
+	char id[64];
+	size_t n;
+
+	next_word(&line, &w); /* "1:" */
+	if (next_word(&line, &w) != 5 || strncmp(w, "POSIX", 5))
+		return 0;
+	next_word(&line, &w); /* ADVISORY or MANDATORY */
+	next_word(&line, &w); /* READ or WRITE */
+	n = next_word(&line, &w);
+	if (n == 0 || strtol(w, NULL, 10) != pid)
+		return 0;
+	n = next_word(&line, &w);
+	snprintf(id, sizeof(id), "%02x:%02x:%lu", major(st->st_dev),
+		 minor(st->st_dev), (unsigned long)st->st_ino);
+	return n == strlen(id) && !strncmp(w, id, n);
+}
+
+/* Does this process hold a POSIX record lock on fd's file?  Raw calls
+ * only: this runs inside open(). */
+static int holds_posix_lock(int fd)
+{
+	char buf[8192];
+	size_t len = 0;
+	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0), n;
+	struct stat st;
+	int locks, found = 0;
+
+	if (ufd_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	locks = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/proc/locks",
+			      O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (locks < 0)
+		return 1; /* cannot tell: keep the locks safe */
+	while (!found && (n = ufd_sys6(SYS_read, locks, (long)(buf + len),
+				       (long)(sizeof(buf) - 1 - len), 0, 0, 0)) > 0) {
+		char *line = buf, *end;
+
+		len += (size_t)n;
+		buf[len] = '\0';
+		while (!found && (end = strchr(line, '\n'))) {
+			*end = '\0';
+			found = lock_line_matches(line, pid, &st);
+			line = end + 1;
+		}
+		len -= (size_t)(line - buf);
+		memmove(buf, line, len);
+	}
+	ufd_sys_close(locks);
+	return found;
+}
+
+/*
+ * Move real_fd, which the application's call just made, into the virtual
+ * space: a duplicate in the backing area, then real_fd closed; or real_fd
+ * adopted where it is, if closing it would drop the process's record
+ * locks.  Returns the virtual descriptor, or -errno with real_fd still
+ * open.
+ */
+static int move_to_virtual(int real_fd, unsigned flags)
+{
+	int vfd;
+
+	if (__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
+	    holds_posix_lock(real_fd)) {
+		UFD_LOG("%d: the process holds record locks on its file: "
+			"adopted, not closed", real_fd);
+		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
+	}
+	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
+	if (vfd >= 0)
+		ufd_sys_close(real_fd);
+	return vfd;
+}
+
+/* The same for a call that asked for a virtual descriptor (O_UNSEQFD,
+ * SOCK_UNSEQ): on failure real_fd is closed and the call fails. */
 int ufd_to_virtual(int real_fd, unsigned flags)
 {
-	int vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
+	int vfd = move_to_virtual(real_fd, flags);
 
-	ufd_sys_close(real_fd);
+	if (vfd < 0)
+		ufd_sys_close(real_fd);
 	return vfd;
 }
 
@@ -58,11 +174,13 @@ int ufd_virtualize(int fd, enum ufd_call call)
 	vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
 	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
 		vflags |= VFD_CLOEXEC;
-	vfd = vfd_create(fd, vflags, VFD_AT_RANDOM, 0);
-	if (vfd < 0)
+	vfd = move_to_virtual(fd, vflags);
+	if (vfd < 0) /* EMFILE, ENOMEM: it stays real, as the kernel made it */
 		return fd;
-	vfd_real_closing(fd); /* its mark, if any, went with it */
-	ufd_sys_close(fd);
+	/* Its mark, if any, went with the number (an adopted one's with
+	 * the adoption). */
+	if (!vfd_is_backing(fd))
+		vfd_real_closing(fd);
 	return vfd;
 }
 
@@ -386,6 +504,8 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 	 * clear (that would leak it into children), nothing to duplicate. */
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
+	if (cmd == F_SETLK || cmd == F_SETLKW)
+		note_posix_lock();
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -449,6 +569,21 @@ UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
 	arg = va_arg(ap, void *);
 	va_end(ap);
 	return fcntl_common(UFD_REAL(fcntl64), UFD_CALL_fcntl64, fd, cmd, arg);
+}
+
+/* glibc's lockf takes its locks with an internal fcntl, unseen. */
+UFD_PUBLIC int lockf(int fd, int cmd, off_t len)
+{
+	if (cmd != F_ULOCK && cmd != F_TEST)
+		note_posix_lock();
+	return UFD_REAL(lockf)(vfd_translate(fd), cmd, len);
+}
+
+UFD_PUBLIC int lockf64(int fd, int cmd, off64_t len)
+{
+	if (cmd != F_ULOCK && cmd != F_TEST)
+		note_posix_lock();
+	return UFD_REAL(lockf64)(vfd_translate(fd), cmd, len);
 }
 
 /* ---- close ---- */

@@ -383,6 +383,8 @@ static int replace_in_place(uint32_t idx, uint32_t cur, int real_fd, uint32_t fl
 	return 0;
 }
 
+static void unmark(int fd);
+
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
 	uint32_t cur, at_idx = (uint32_t)at - FD_UNSEQ_BASE;
@@ -415,7 +417,16 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		if (cur) /* pending from a handler: finish that first */
 			drop_entry(at_idx);
 	}
-	backing = new_backing(real_fd);
+	if (flags & VFD_ADOPT) {
+		/* Guarded first, as new_backing does; a close-on-fork mark of
+		 * the real number is the virtual descriptor's flag now. */
+		guard(real_fd);
+		unmark(real_fd);
+		err = ufd_sys_fcntl(real_fd, F_SETFD, FD_CLOEXEC);
+		backing = err < 0 ? err : real_fd;
+	} else {
+		backing = new_backing(real_fd);
+	}
 	if (backing < 0) {
 		unlock_table();
 		return backing;
@@ -439,8 +450,8 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		}
 	}
 	/* Closed before unlocking, for the same reason: after, the number
-	 * may be the application's. */
-	if (idx < 0)
+	 * may be the application's.  An adopted one is the caller's. */
+	if (idx < 0 && !(flags & VFD_ADOPT))
 		ufd_sys_close(backing);
 	unlock_table();
 	if (idx < 0)

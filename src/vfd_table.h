@@ -150,7 +150,13 @@ void vfd_init(void);
  * in place: the kernel's dup3 puts real_fd's file behind its backing
  * descriptor (a concurrent lookup sees the old or the new file, never
  * neither, and no descriptor number is made or freed).
+ *
+ * With VFD_ADOPT in flags (VFD_AT_RANDOM only), real_fd itself becomes the
+ * backing descriptor, close-on-exec, where it is: for a descriptor that
+ * must not be duplicated and closed (see ufd_to_virtual).  On failure it
+ * is left open, as it was.
  */
+#define VFD_ADOPT 0x100U
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
 
 /*

@@ -809,6 +809,59 @@ START_TEST(waitid_on_virtual_pidfd)
 }
 END_TEST
 
+/* Does another process see a write lock on path's first byte? */
+static int lock_seen_from_child(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+		int fd = open(path, O_RDWR);
+
+		_exit(fd >= 0 && fcntl(fd, F_GETLK, &q) == 0 && q.l_type != F_UNLCK ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Opening a file the process has locked (fcntl F_SETLK) as a virtual
+ * descriptor must not close the kernel's descriptor for it (any close
+ * drops the process's locks on the file): it becomes the backing
+ * descriptor where it is.  The same for lockf. */
+START_TEST(record_locks_survive_a_virtual_open)
+{
+	char path[] = "/tmp/ufd-lock-XXXXXX";
+	int fd = mkstemp(path), v, kernel_first;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "x", 1), 1);
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	ck_assert(lock_seen_from_child(path));
+	kernel_first = open("/dev/null", O_RDONLY);
+	close(kernel_first); /* the number the next open gets */
+	v = open(path, O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(v));
+	ck_assert_msg(lock_seen_from_child(path), "the virtual open dropped the lock");
+	ck_assert_int_eq(api_backing_fd(v), kernel_first);
+	ck_assert_int_eq(close(v), 0);
+	/* Closing a descriptor of the file drops the locks, as the kernel
+	 * does for a real one. */
+	ck_assert(!lock_seen_from_child(path));
+
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(lockf(fd, F_LOCK, 1), 0);
+	v = open(path, O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(v));
+	ck_assert_msg(lock_seen_from_child(path), "lockf: the virtual open dropped the lock");
+	close(v);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* pclose closes its pipe through glibc: the close-on-fork mark set on it
  * must not pass to the next descriptor with that number. */
 START_TEST(pclose_drops_clofork_mark)
@@ -987,6 +1040,7 @@ static Suite *e2e_suite(void)
 	tcase_add_test(sets, pclose_drops_clofork_mark);
 	tcase_add_test(sets, freopen_on_virtual_stream);
 	tcase_add_test(sets, waitid_on_virtual_pidfd);
+	tcase_add_test(sets, record_locks_survive_a_virtual_open);
 	tcase_add_test(sets, dev_fd_paths_and_syscall);
 	tcase_add_test(sets, fd_listing_shows_virtual_not_backing);
 	suite_add_tcase(s, sets);
