@@ -11,7 +11,9 @@
  *
  * The cost: for the duration of each write the log file takes the lowest
  * free descriptor number, which another thread of the application could
- * have wanted at that instant.
+ * have wanted at that instant; and a dup2 onto that number by another
+ * thread at that instant would have the line written into its file and
+ * then closed.  A debugging aid's price, in threaded programs only.
  */
 #include "log.h"
 

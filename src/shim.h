@@ -201,11 +201,9 @@ static inline void ufd_std_fixup(int fd, int added)
 /*
  * The result of a call that created descriptor fd (`added` as above):
  * fd < 0 passes through, errno untouched; a standard stream is left as the
- * call made it; under UFD_MODE=all anything else becomes virtual.
+ * call made it; under UFD_MODE=all anything else becomes virtual, unless
+ * UFD_EXCLUDE names fd's number or the call.
  */
-/* A descriptor the application's call just made for real: cloexec fixed
- * up for 0-2 (added: UFD_CLOEXEC set it), moved into the virtual space in
- * UFD_MODE=all unless UFD_EXCLUDE names it or the call. */
 static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 {
 	ufd_std_fixup(fd, added);
@@ -217,7 +215,6 @@ static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 /* Whether UFD_EXCLUDE leaves fd, made by call, out of UFD_MODE=all. */
 int ufd_excluded(int fd, enum ufd_call call);
 
-/* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
 /*
  * A pointer no program can have mapped: null or in the first page, or in
  * the kernel's half of the address space.  A wrapper that must read an
@@ -231,6 +228,7 @@ static inline int ufd_unmapped(const void *p)
 	return (uintptr_t)p < 4096 || (intptr_t)p < 0;
 }
 
+/* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
 static inline int ufd_ret(int r)
 {
 	if (r < 0) {

@@ -106,20 +106,21 @@ struct exec_env {
  * (if any virtual descriptor or mark survives), LD_PRELOAD with ufd added
  * (if ufd was preloaded or descriptors are handed off), any stale
  * UFD_HANDOFF dropped.  *out is envp itself when nothing changes.  Returns
- * 0 or -ENOMEM; on success exec_env_done must follow.
+ * 0 or -errno (ENOMEM; EMFILE for a long hand-off's memfd); on success
+ * exec_env_done must follow.
  */
 static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 			 char ***out)
 {
 	const char *preload = NULL;
 	size_t n = 0, i, k = 0, preload_len = 0;
-	int handing_off, add_ufd, stale = 0;
+	int handing_off, add_ufd, stale = 0, err;
 	char **v, *text;
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
-	if (inherit && vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn) < 0)
-		return -ENOMEM;
+	if (inherit && (err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn)) < 0)
+		return err;
 	/* An empty hand-off ends with the ';' after the pid. */
 	handing_off = x->handoff && x->handoff[strlen(x->handoff) - 1] != ';';
 	add_ufd = inherit && (preloaded || handing_off) && self_path[0];

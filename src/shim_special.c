@@ -134,15 +134,21 @@ static int move_to_virtual(int real_fd, unsigned flags)
 {
 	int vfd;
 
-	if (__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
+	/* Never 0, 1 or 2: no backing descriptor is a standard stream (the
+	 * exec hand-off refuses one). */
+	if (real_fd > 2 && __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
 	    holds_posix_lock(real_fd)) {
 		UFD_LOG("%d: the process holds record locks on its file: "
 			"adopted, not closed", real_fd);
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
 	}
 	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
-	if (vfd >= 0)
+	if (vfd >= 0) {
+		/* Unmarked before the number is free: after, another thread
+		 * may get it, with a mark of its own. */
+		vfd_real_closing(real_fd);
 		ufd_sys_close(real_fd);
+	}
 	return vfd;
 }
 
@@ -175,13 +181,8 @@ int ufd_virtualize(int fd, enum ufd_call call)
 	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
 		vflags |= VFD_CLOEXEC;
 	vfd = move_to_virtual(fd, vflags);
-	if (vfd < 0) /* EMFILE, ENOMEM: it stays real, as the kernel made it */
-		return fd;
-	/* Its mark, if any, went with the number (an adopted one's with
-	 * the adoption). */
-	if (!vfd_is_backing(fd))
-		vfd_real_closing(fd);
-	return vfd;
+	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
+	return vfd < 0 ? fd : vfd;
 }
 
 /*
@@ -683,8 +684,13 @@ static long pidfd_pid(int pidfd)
 UFD_PUBLIC int pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
 {
 	pidfd = vfd_translate(pidfd);
-	if (vfd_in_space(targetfd) && pidfd_pid(pidfd) == (long)getpid())
+	if ((vfd_in_space(targetfd) || vfd_is_backing(targetfd)) &&
+	    pidfd_pid(pidfd) == (long)getpid()) {
+		/* A backing descriptor is not this process's, for it. */
+		if (vfd_is_backing(targetfd))
+			return ufd_ret(-EBADF);
 		targetfd = vfd_translate(targetfd);
+	}
 	return ufd_new_fd(UFD_REAL(pidfd_getfd)(pidfd, targetfd, flags), 0,
 			  UFD_CALL_pidfd_getfd);
 }
@@ -1127,7 +1133,7 @@ static unsigned syscall_fd_args(long number)
 	case SYS_timerfd_settime: case SYS_timerfd_gettime: case SYS_fgetxattr:
 	case SYS_fsetxattr: case SYS_flistxattr: case SYS_fremovexattr:
 	case SYS_sync_file_range: case SYS_vmsplice: case SYS_pidfd_send_signal:
-	case SYS_pidfd_getfd: case SYS_setns: case SYS_dup:
+	case SYS_setns:
 	/* the *at calls: the directory descriptor first */
 	case SYS_mkdirat: case SYS_mknodat: case SYS_fchownat: case SYS_newfstatat:
 	case SYS_unlinkat: case SYS_readlinkat: case SYS_fchmodat:
@@ -1180,6 +1186,10 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		return close((int)a[0]);
 	case SYS_close_range:
 		return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
+	case SYS_dup:
+		return dup((int)a[0]);
+	case SYS_pidfd_getfd:
+		return pidfd_getfd((int)a[0], (int)a[1], (unsigned)a[2]);
 	case SYS_dup3:
 		return dup3((int)a[0], (int)a[1], (int)a[2]);
 #ifdef SYS_dup2
@@ -1374,7 +1384,7 @@ static void stream_opened(FILE *fp, const char *mode, int added)
 
 /* The body of the fopen wrappers: path rewritten, mode with 'e' under
  * UFD_CLOEXEC, then stream_opened. */
-#define FOPEN_BODY(name, path, mode, ...)                                  \
+#define FOPEN_BODY(name, path, mode, on_failure, ...)                      \
 	do {                                                               \
 		char path_buf_[ufd_path_size(path)], mode_buf_[16];        \
 		FILE *fp_;                                                 \
@@ -1385,38 +1395,63 @@ static void stream_opened(FILE *fp, const char *mode, int added)
 		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
 		if (fp_)                                                   \
 			stream_opened(fp_, mode, added_);                  \
+		else                                                       \
+			on_failure;                                        \
 		return fp_;                                                \
 	} while (0)
 
 UFD_PUBLIC FILE *fopen(const char *path, const char *mode)
 {
-	FOPEN_BODY(fopen, path, mode, path, mode);
+	FOPEN_BODY(fopen, path, mode, (void)0, path, mode);
 }
 
 UFD_PUBLIC FILE *fopen64(const char *path, const char *mode)
 {
-	FOPEN_BODY(fopen64, path, mode, path, mode);
+	FOPEN_BODY(fopen64, path, mode, (void)0, path, mode);
 }
 
-/* freopen closes the stream's descriptor inside glibc and opens the new
- * file at the same number: the number's close-on-fork mark must go. */
-static void freopen_unmark(FILE *fp)
+/*
+ * freopen closes the stream's descriptor inside glibc and opens the new
+ * file at the same number: a real number's close-on-fork mark must go.
+ * Returns the virtual descriptor whose backing descriptor the stream is
+ * on, or -1.
+ */
+static int freopen_start(FILE *fp)
 {
-	int saved = errno, fd = fp ? UFD_REAL(fileno)(fp) : -1;
+	int saved = errno, fd = fp ? UFD_REAL(fileno)(fp) : -1, owner = -1;
 
-	if (fd >= 0 && vfd_guarded(fd) && vfd_owner(fd) < 0)
-		vfd_real_closing(fd);
+	if (fd >= 0 && vfd_guarded(fd)) {
+		owner = vfd_owner(fd);
+		if (owner < 0)
+			vfd_real_closing(fd);
+	}
+	errno = saved;
+	return owner;
+}
+
+/* A failed freopen leaves the stream closed, its descriptor with it: if
+ * that was the backing descriptor of virtual descriptor owner, owner is
+ * gone too (else the next backing descriptor made at that number would
+ * be owner's file). */
+static void freopen_failed(int owner)
+{
+	int saved = errno;
+
+	if (owner >= 0 && ufd_sys_fcntl(vfd_translate(owner), F_GETFD, 0) < 0)
+		vfd_forget(owner);
 	errno = saved;
 }
 
 UFD_PUBLIC FILE *freopen(const char *path, const char *mode, FILE *fp)
 {
-	freopen_unmark(fp);
-	FOPEN_BODY(freopen, path, mode, path, mode, fp);
+	int owner = freopen_start(fp);
+
+	FOPEN_BODY(freopen, path, mode, freopen_failed(owner), path, mode, fp);
 }
 
 UFD_PUBLIC FILE *freopen64(const char *path, const char *mode, FILE *fp)
 {
-	freopen_unmark(fp);
-	FOPEN_BODY(freopen64, path, mode, path, mode, fp);
+	int owner = freopen_start(fp);
+
+	FOPEN_BODY(freopen64, path, mode, freopen_failed(owner), path, mode, fp);
 }

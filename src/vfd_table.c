@@ -418,12 +418,10 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 			drop_entry(at_idx);
 	}
 	if (flags & VFD_ADOPT) {
-		/* Guarded first, as new_backing does; a close-on-fork mark of
-		 * the real number is the virtual descriptor's flag now. */
+		/* Guarded first, as new_backing does; made close-on-exec and
+		 * unmarked once it is the backing descriptor, below. */
 		guard(real_fd);
-		unmark(real_fd);
-		err = ufd_sys_fcntl(real_fd, F_SETFD, FD_CLOEXEC);
-		backing = err < 0 ? err : real_fd;
+		backing = real_fd;
 	} else {
 		backing = new_backing(real_fd);
 	}
@@ -450,9 +448,15 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		}
 	}
 	/* Closed before unlocking, for the same reason: after, the number
-	 * may be the application's.  An adopted one is the caller's. */
+	 * may be the application's.  An adopted one is the caller's; once
+	 * it is a backing descriptor, it is ufd's: close-on-exec, and its
+	 * close-on-fork mark is the virtual descriptor's flag now. */
 	if (idx < 0 && !(flags & VFD_ADOPT))
 		ufd_sys_close(backing);
+	if (idx >= 0 && (flags & VFD_ADOPT)) {
+		ufd_sys_fcntl(backing, F_SETFD, FD_CLOEXEC);
+		unmark(backing);
+	}
 	unlock_table();
 	if (idx < 0)
 		return idx == -ERANGE ? -EBADF : (int)idx;
@@ -466,7 +470,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 static int release_vfd(int vfd, int close_backing)
 {
 	uint32_t idx = (uint32_t)vfd - FD_UNSEQ_BASE;
-	int backing, err = 0;
+	int backing;
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
@@ -477,21 +481,22 @@ static int release_vfd(int vfd, int close_backing)
 		return backing;
 	}
 	backing = drop_entry(idx);
-	/*
-	 * Closed before unlocking: once the reverse map no longer has it, the
-	 * number is an ordinary one, and an application's dup2 onto it (made
-	 * under the lock, vfd_real_dup) could come before a close made after
-	 * unlocking, which would then close the application's file.  Linux
-	 * frees the descriptor even when close reports an error (EINTR or
-	 * EIO), so the entry is gone either way; the error is passed on.
-	 */
-	if (backing >= 0 && close_backing)
-		err = ufd_sys_close(backing);
 	unlock_table();
 	if (backing == -EBADF)
 		return -EBADF;
 	UFD_LOG("close %d", vfd);
-	return close_backing ? err : backing;
+	if (!close_backing)
+		return backing;
+	/*
+	 * Closed after unlocking: a close can block (SO_LINGER, an NFS
+	 * flush, a FUSE file served by this very process), and every other
+	 * thread's table change would wait for it.  The price is a narrow
+	 * window in which an application's dup2 onto the number, now nobody's,
+	 * would be closed here.  Linux frees the descriptor even when close
+	 * reports an error (EINTR or EIO): the entry is gone either way, and
+	 * the error is passed on.
+	 */
+	return ufd_sys_close(backing);
 }
 
 int vfd_close(int vfd)
@@ -619,23 +624,14 @@ int vfd_real_closing(int fd)
 
 int vfd_real_close(int fd)
 {
-	int r;
+	int r = vfd_real_closing(fd);
 
-	/* From a handler that interrupted this thread inside the lock: no
-	 * backing descriptor is being made meanwhile (this thread was making
-	 * it, and is stopped), so the check alone will do. */
-	if (lock_table() < 0) {
-		r = vfd_real_closing(fd);
-		return r < 0 ? r : ufd_sys_close(fd);
-	}
-	/* Checked and closed in one hold of the lock: a close of a number
-	 * the application does not have (EBADF) must not close a backing
-	 * descriptor that another thread makes there between the two. */
-	r = vfd_real_closing(fd);
-	if (r == 0)
-		r = ufd_sys_close(fd);
-	unlock_table();
-	return r;
+	/* The check and the close are not atomic: a close of a number the
+	 * application does not have (its bug: EBADF) could close a backing
+	 * descriptor another thread makes there meanwhile.  Closing under the
+	 * table lock would shut that window, but make every table change of
+	 * every thread wait for a close that may block. */
+	return r < 0 ? r : ufd_sys_close(fd);
 }
 
 /*
@@ -1235,6 +1231,30 @@ static const char *handoff_install(const char *list, int *taken)
  * whose named process is gone too is protected by the entries' file
  * identities, which must match what it inherited.
  */
+/* Has process pid exited: no such process, or a zombie not yet reaped? */
+static int process_gone(long pid)
+{
+	char path[48], stat[256], *state;
+	long n;
+	int fd;
+
+	if (ufd_sys6(SYS_kill, pid, 0, 0, 0, 0, 0) == -ESRCH)
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			   0, 0, 0);
+	if (fd < 0)
+		return fd == -ENOENT;
+	n = ufd_sys6(SYS_read, fd, (long)stat, sizeof(stat) - 1, 0, 0, 0);
+	ufd_sys_close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* "<pid> (<comm>) <state> ...": the comm may hold ") ". */
+	state = strrchr(stat, ')');
+	return state && state[1] == ' ' && (state[2] == 'Z' || state[2] == 'X');
+}
+
 static int handoff_is_mine(unsigned long pid, int spawn)
 {
 	pid_t parent;
@@ -1244,7 +1264,7 @@ static int handoff_is_mine(unsigned long pid, int spawn)
 	parent = getppid();
 	if (pid == (unsigned long)parent)
 		return 1;
-	return ufd_sys6(SYS_kill, (long)pid, 0, 0, 0, 0, 0) == -ESRCH;
+	return process_gone((long)pid);
 }
 
 /*
@@ -1267,8 +1287,11 @@ static const char *handoff_from_file(const char *ref, char **map, size_t *size)
 	if (file_of((int)fd, &st) < 0 || (unsigned long)st.st_dev != dev ||
 	    (unsigned long)st.st_ino != ino || !S_ISREG(st.st_mode))
 		return "a hand-off file not there, or replaced on the way";
-	if (st.st_size < 1 || st.st_size > (64 << 20))
+	/* It is ours from here on: closed whatever else is wrong. */
+	if (st.st_size < 1 || st.st_size > (64 << 20)) {
+		ufd_sys_close((int)fd);
 		return "a hand-off file of a bad size";
+	}
 	*size = (size_t)st.st_size;
 	*map = ufd_sys_mmap(NULL, *size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
 	ufd_sys_close((int)fd);
@@ -1361,8 +1384,16 @@ static void fork_child(void)
 	int64_t idx;
 
 	tid_cache = 0;
-	if (!fork_locked)
-		return; /* the interrupted change resumes and unlocks */
+	if (!fork_locked) {
+		/* fork from a handler that interrupted this thread inside the
+		 * lock: the interrupted change resumes here too and unlocks.
+		 * Until then the lock is this thread's, under its new id, so
+		 * that the handler's own calls see it held by themselves
+		 * (-EBUSY) rather than wait forever for a thread that is not
+		 * in this process. */
+		__atomic_store_n(&table_lock, my_tid(), __ATOMIC_RELAXED);
+		return;
+	}
 	table_lock = 0;
 	seed = seed_fixed ? vfd_map.rng[0] ^ 0x5eed0f0c4ULL : kernel_seed();
 	fdmap_reseed(&vfd_map, seed);

@@ -152,9 +152,10 @@ void vfd_init(void);
  * neither, and no descriptor number is made or freed).
  *
  * With VFD_ADOPT in flags (VFD_AT_RANDOM only), real_fd itself becomes the
- * backing descriptor, close-on-exec, where it is: for a descriptor that
- * must not be duplicated and closed (see ufd_to_virtual).  On failure it
- * is left open, as it was.
+ * backing descriptor, close-on-exec and without a close-on-fork mark,
+ * where it is: for a descriptor that must not be duplicated and closed
+ * (see move_to_virtual in shim_special.c).  On failure it is left open and
+ * as it was.
  */
 #define VFD_ADOPT 0x100U
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
@@ -207,8 +208,8 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * answer for a descriptor it does not have); else its close-on-fork mark is
  * dropped and 0 returned.
  *
- * vfd_real_close: the application's close(fd): vfd_real_closing's check
- * and the kernel's close, with the table locked.
+ * vfd_real_close: the application's close(fd): vfd_real_closing's check,
+ * then the kernel's close.
  *
  * vfd_real_dup: the application's dup3(oldfd, fd, kflags) (dup2 is kflags
  * 0), oldfd != fd, oldfd virtual or real: made here, with the table
@@ -244,8 +245,10 @@ uint32_t vfd_real_get_flags(int fd);
  * the close-on-fork marks of real descriptors.  With spawn (posix_spawn,
  * system, popen: a fork child that execs), close-on-fork descriptors,
  * virtual or real, are not passed on at all.  The table stays locked
- * until vfd_exec_done, so that nothing changes under the exec.  Returns 0
- * or -ENOMEM.
+ * until vfd_exec_done, so that nothing changes under the exec.  A list
+ * too long for one environment string goes in an inherited memfd (see
+ * vfd_table.c).  Returns 0, or -ENOMEM, -EMFILE or -EIO, with the table
+ * unlocked and nothing changed.
  *
  * vfd_exec_done: after the exec failed: back to how things were (every
  * backing descriptor close-on-exec again, as it is at all times outside

@@ -761,6 +761,20 @@ START_TEST(freopen_on_virtual_stream)
 	ck_assert_int_eq(fclose(fp), 0);
 	ck_assert(fcntl(v, F_GETFD) == -1 && errno == EBADF);
 	close(second);
+
+	/* A freopen that fails closes the stream and its descriptor: the
+	 * virtual one is gone, and does not come back on the next backing
+	 * descriptor made at the same number. */
+	v = api_nonseqfd(fd, 0);
+	fp = fdopen(v, "r");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_ptr_null(freopen("/nonexistent-dir/x", "r", fp));
+	ck_assert(fcntl(v, F_GETFD) == -1 && errno == EBADF);
+	ck_assert_int_eq(api_is_virtual(v), -1);
+	second = api_nonseqfd(fd, 0);
+	ck_assert(is_vfd(second));
+	ck_assert(fcntl(v, F_GETFD) == -1 && errno == EBADF);
+	close(second);
 	close(fd);
 }
 END_TEST
@@ -833,8 +847,9 @@ static int lock_seen_from_child(const char *path)
 START_TEST(record_locks_survive_a_virtual_open)
 {
 	char path[] = "/tmp/ufd-lock-XXXXXX";
-	int fd = mkstemp(path), v, kernel_first;
+	int fd = mkstemp(path), v, kernel_first, status;
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+	pid_t pid;
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, "x", 1), 1);
@@ -857,6 +872,22 @@ START_TEST(record_locks_survive_a_virtual_open)
 	ck_assert(is_vfd(v));
 	ck_assert_msg(lock_seen_from_child(path), "lockf: the virtual open dropped the lock");
 	close(v);
+
+	/* Never a standard stream as a backing descriptor, locks or not
+	 * (an exec hand-off refuses one): with 0 closed, the open's number
+	 * is 0, and it is duplicated and closed as usual.  In a child, which
+	 * takes its own lock (locks are not inherited). */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+		close(0);
+		v = open(path, O_RDONLY | O_UNSEQFD);
+		_exit(is_vfd(v) && api_backing_fd(v) > 2 ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "descriptor 0 became a backing descriptor");
 	close(fd);
 	unlink(path);
 }

@@ -101,14 +101,19 @@ static void putf(struct buf *b, const char *fmt, ...)
  * FD2 are /dev/null (see launch); a number is looked at here, in the
  * launcher's child, which has the helper's descriptors already.
  */
-/* The pid of a process that has exited (and been waited for). */
-static pid_t dead_pid(void)
+/* The pid of a process that has exited: reaped, or (a zombie) not. */
+static pid_t dead_pid(int reaped)
 {
+	siginfo_t info;
 	pid_t pid = fork();
 
 	if (pid == 0)
 		_exit(0);
-	require(pid > 0 && waitpid(pid, NULL, 0) == pid);
+	require(pid > 0);
+	if (reaped)
+		require(waitpid(pid, NULL, 0) == pid);
+	else
+		require(waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) == 0);
 	return pid;
 }
 
@@ -170,7 +175,9 @@ static void expand(const char *s, size_t n, pid_t pid, struct buf *out)
 			} else if (!strncmp(s, "{ppid}", 6)) {
 				putf(out, "%d", (int)getppid());
 			} else if (!strncmp(s, "{deadpid}", 9)) {
-				putf(out, "%d", (int)dead_pid());
+				putf(out, "%d", (int)dead_pid(1));
+			} else if (!strncmp(s, "{zombiepid}", 11)) {
+				putf(out, "%d", (int)dead_pid(0));
 			} else if (!strncmp(s, "{fd}", 4)) {
 				putf(out, "%d", FD1);
 			} else if (!strncmp(s, "{fd2}", 5)) {

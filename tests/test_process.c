@@ -933,6 +933,60 @@ static void flag_handler(int sig)
 	errno = saved;
 }
 
+/* A fork from a signal handler that may have interrupted ufd inside its
+ * table lock: in the child, whose only thread is the interrupted one,
+ * still inside the handler, making a virtual descriptor must answer at
+ * once (made, or EBUSY when the handler interrupted a table change, as in
+ * the parent), not wait forever for the lock of a thread id that is not
+ * in the child.  A child that hangs is killed by its alarm and counted. */
+static int forked_hung, forked_children;
+
+static void forking_handler(int sig)
+{
+	int saved = errno, status;
+	pid_t pid = fork();
+
+	(void)sig;
+	if (pid == 0) {
+		int v;
+
+		alarm(5);
+		v = open("/dev/null", O_RDONLY | O_UNSEQFD);
+		_exit((v >= 0 && close(v) == 0) || (v < 0 && errno == EBUSY) ? 0 : 1);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid) {
+		forked_children++;
+		forked_hung += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	errno = saved;
+}
+
+START_TEST(fork_in_handler_child_uses_table)
+{
+	struct sigaction sa = { .sa_handler = forking_handler, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct timespec start, now;
+
+	forked_hung = forked_children = 0;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGPROF, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_PROF, &it, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		int v = open("/dev/null", O_RDONLY | O_UNSEQFD);
+
+		ck_assert(is_vfd(v));
+		ck_assert_int_eq(close(v), 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!forked_hung && now.tv_sec - start.tv_sec < 2);
+	setitimer(ITIMER_PROF, &off, NULL);
+	signal(SIGPROF, SIG_IGN);
+	ck_assert_msg(forked_hung == 0, "%d of %d children forked in a handler hung or failed",
+		      forked_hung, forked_children);
+	ck_assert_int_gt(forked_children, 0);
+}
+END_TEST
+
 START_TEST(handler_fcntl_and_read)
 {
 	int src = temp_file("signal"), errors = 0, before;
@@ -1335,6 +1389,15 @@ START_TEST(close_of_backing_is_ebadf)
 	ck_assert(is_ebadf(dup2(b, FD_UNSEQ_ALLOC)));
 	ck_assert(is_ebadf(dup3(b, 100, 0)));
 	ck_assert(is_ebadf(api_nonseqfd(b, 0)));
+	ck_assert(is_ebadf(syscall(SYS_dup, b)));
+	{
+		int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+		if (self >= 0) {
+			ck_assert(is_ebadf(syscall(SYS_pidfd_getfd, self, b, 0)));
+			close(self);
+		}
+	}
 	ck_assert(is_ebadf(fcntl(100, F_GETFD)));
 	ck_assert(is_ebadf(fcntl(b, F_SETFD, 0)));
 	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
@@ -2098,6 +2161,7 @@ static Suite *process_suite(void)
 	add_case(s, "forkthreads", TESTS(fork_while_threads_churn), 120);
 	add_case(s, "signals",
 		 TESTS(sigalrm_handler_closes, pthread_kill_handler_closes,
+		       fork_in_handler_child_uses_table,
 		       handler_fcntl_and_read),
 		 60);
 	add_case(s, "clofork",
