@@ -89,17 +89,29 @@ static int lock_line_matches(const char *line, long pid, const struct stat *st)
 	return n == strlen(id) && !strncmp(w, id, n);
 }
 
+/* Is fd a regular file (or cannot tell)? */
+static int maybe_regular(int fd)
+{
+	struct stat st;
+
+	return ufd_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) < 0 || S_ISREG(st.st_mode);
+}
+
 /* Does this process hold a POSIX record lock on fd's file?  Raw calls
  * only: this runs inside open(). */
 static int holds_posix_lock(int fd)
 {
-	char buf[8192];
+	/* Small: this may run on a signal handler's alternate stack.  Lines
+	 * are far shorter, and a line cut by a read is carried over. */
+	char buf[1024];
 	size_t len = 0;
 	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0), n;
 	struct stat st;
 	int locks, found = 0;
 
-	if (ufd_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) < 0 || !S_ISREG(st.st_mode))
+	if (ufd_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) < 0)
+		return 1; /* cannot tell: keep the locks safe */
+	if (!S_ISREG(st.st_mode))
 		return 0;
 	locks = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/proc/locks",
 			      O_RDONLY | O_CLOEXEC, 0, 0, 0);
@@ -134,10 +146,16 @@ static int move_to_virtual(int real_fd, unsigned flags)
 {
 	int vfd;
 
-	/* Never 0, 1 or 2: no backing descriptor is a standard stream (the
-	 * exec hand-off refuses one). */
+	/*
+	 * Never 0, 1 or 2: no backing descriptor is a standard stream (the
+	 * exec hand-off refuses one).  Under UFD_MODE=all, where the
+	 * application sees no real number anyway, every regular file is
+	 * adopted once locks are in use: checking /proc/locks and closing
+	 * after would leave a window for another thread's new lock on the
+	 * file to be dropped.
+	 */
 	if (real_fd > 2 && __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
-	    holds_posix_lock(real_fd)) {
+	    (ufd_mode_all ? maybe_regular(real_fd) : holds_posix_lock(real_fd))) {
 		UFD_LOG("%d: the process holds record locks on its file: "
 			"adopted, not closed", real_fd);
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
@@ -683,16 +701,19 @@ static long pidfd_pid(int pidfd)
  */
 UFD_PUBLIC int pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
 {
+	/* The kernel checks the flags first, then pidfd; the raw call also
+	 * serves syscall(SYS_pidfd_getfd) where libc has no wrapper. */
 	pidfd = vfd_translate(pidfd);
-	if ((vfd_in_space(targetfd) || vfd_is_backing(targetfd)) &&
+	if (flags == 0 && (vfd_in_space(targetfd) || vfd_is_backing(targetfd)) &&
 	    pidfd_pid(pidfd) == (long)getpid()) {
 		/* A backing descriptor is not this process's, for it. */
 		if (vfd_is_backing(targetfd))
 			return ufd_ret(-EBADF);
 		targetfd = vfd_translate(targetfd);
 	}
-	return ufd_new_fd(UFD_REAL(pidfd_getfd)(pidfd, targetfd, flags), 0,
-			  UFD_CALL_pidfd_getfd);
+	return ufd_new_fd(ufd_ret((int)ufd_sys6(SYS_pidfd_getfd, pidfd, targetfd,
+						flags, 0, 0, 0)),
+			  0, UFD_CALL_pidfd_getfd);
 }
 
 /* waitid(P_PIDFD, fd, ...) names a process by a pidfd: a descriptor in an
@@ -1377,7 +1398,8 @@ static void stream_opened(FILE *fp, const char *mode, int added)
 	vfd = fd >= 0 && vfd_guarded(fd) ? vfd_owner(fd) : -1;
 	if (vfd >= 0) {
 		ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
-		vfd_set_flags(vfd, VFD_CLOEXEC,
+		/* The new file's descriptor has no close-on-fork either. */
+		vfd_set_flags(vfd, VFD_CLOEXEC | VFD_CLOFORK,
 			      mode && strchr(mode, 'e') ? VFD_CLOEXEC : 0);
 	}
 }

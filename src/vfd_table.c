@@ -1243,8 +1243,9 @@ static int process_gone(long pid)
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
 			   0, 0, 0);
+	/* Not there: exited since, or /proc is not mounted; ask again. */
 	if (fd < 0)
-		return fd == -ENOENT;
+		return ufd_sys6(SYS_kill, pid, 0, 0, 0, 0, 0) == -ESRCH;
 	n = ufd_sys6(SYS_read, fd, (long)stat, sizeof(stat) - 1, 0, 0, 0);
 	ufd_sys_close(fd);
 	if (n <= 0)

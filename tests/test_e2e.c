@@ -739,7 +739,7 @@ END_TEST
  * the backing descriptor stays close-on-exec for the kernel. */
 START_TEST(freopen_on_virtual_stream)
 {
-	int fd = temp_file("first"), v = api_nonseqfd(fd, NONSEQFD_CLOEXEC), b;
+	int fd = temp_file("first"), v = api_nonseqfd(fd, NONSEQFD_CLOEXEC | NONSEQFD_CLOFORK), b;
 	int second = temp_file("second"), status;
 	pid_t pid;
 	char path[64], line[16] = { 0 };
@@ -752,7 +752,8 @@ START_TEST(freopen_on_virtual_stream)
 	ck_assert_int_eq(fileno(fp), v);
 	ck_assert_ptr_nonnull(fgets(line, sizeof(line), fp));
 	ck_assert_str_eq(line, "second");
-	/* Mode "r" has no 'e': not close-on-exec, as for a real stream. */
+	/* Mode "r" has no 'e': not close-on-exec, as for a real stream; and
+	 * the new file's descriptor has no close-on-fork either. */
 	ck_assert_int_eq(fcntl(v, F_GETFD), 0);
 	b = api_backing_fd(v);
 	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);

@@ -552,24 +552,34 @@ static int mode_reseed(int rounds)
 		return 1;
 	for (int i = 0; i < rounds; i++) {
 		pid_t pid = fork();
-		int mine, theirs;
+		int mine[2], theirs[2];
 
 		if (pid < 0)
 			die("fork");
+		/* Two draws each: one pair may agree by chance (about one in
+		 * the 4096 or more candidates), an unreseeded child agrees on
+		 * both every time. */
 		if (pid == 0) {
-			theirs = dup2(fd, FD_UNSEQ_ALLOC);
-			_exit(write(p[1], &theirs, sizeof(theirs)) == sizeof(theirs) ? 0 : 1);
+			int two[2] = { dup2(fd, FD_UNSEQ_ALLOC), dup2(fd, FD_UNSEQ_ALLOC) };
+
+			_exit(write(p[1], two, sizeof(two)) == sizeof(two) ? 0 : 1);
 		}
-		mine = dup2(fd, FD_UNSEQ_ALLOC);
-		if (read(p[0], &theirs, sizeof(theirs)) != sizeof(theirs))
+		mine[0] = dup2(fd, FD_UNSEQ_ALLOC);
+		mine[1] = dup2(fd, FD_UNSEQ_ALLOC);
+		if (read(p[0], theirs, sizeof(theirs)) != sizeof(theirs))
 			die("read");
 		if (wait_for(pid))
 			fail("child %d", i);
-		if (mine < (int)FD_UNSEQ_BASE || theirs < (int)FD_UNSEQ_BASE)
-			fail("round %d: %d and %d", i, mine, theirs);
-		if (mine == theirs)
-			fail("round %d: parent and child both got %d", i, mine);
-		printf("%d\n", mine);
+		if (mine[0] < (int)FD_UNSEQ_BASE || theirs[0] < (int)FD_UNSEQ_BASE ||
+		    mine[1] < (int)FD_UNSEQ_BASE || theirs[1] < (int)FD_UNSEQ_BASE)
+			fail("round %d: %d %d and %d %d", i, mine[0], mine[1], theirs[0],
+			     theirs[1]);
+		if (mine[0] == theirs[0] && mine[1] == theirs[1])
+			fail("round %d: parent and child both got %d then %d", i,
+			     mine[0], mine[1]);
+		close(mine[0]);
+		close(mine[1]);
+		printf("%d\n", mine[0]);
 	}
 	return failures ? 1 : 0;
 }
