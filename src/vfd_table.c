@@ -126,6 +126,9 @@ static int lock_table(void)
 							 __ATOMIC_RELAXED))
 				continue;
 			futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
+			/* A handler may have forked meanwhile: in the child,
+			 * this thread has another id. */
+			me = my_tid();
 			c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 		}
 	}
