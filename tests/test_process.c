@@ -383,9 +383,38 @@ static int clofork_child(const int *fds)
 	return 0;
 }
 
+/*
+ * Fork: in the child, closed[0..n) must be closed (and the backing
+ * descriptors of the virtual ones with them) and keep[0..m) open without
+ * close-on-fork; in the parent all stay open, closed[] with close-on-fork.
+ * Then closes them all.
+ */
+static void check_clofork_fork(const int *closed, int n, const int *keep, int m)
+{
+	int fds[64];
+
+	ck_assert_int_le(2 * n + 2 + m, 64);
+	fds[0] = n;
+	for (int i = 0; i < n; i++) {
+		fds[1 + i] = closed[i];
+		/* a real one has no backing to check: itself */
+		fds[1 + n + i] = is_vfd(closed[i]) ? api_backing_fd(closed[i]) : closed[i];
+	}
+	fds[2 * n + 1] = m;
+	for (int i = 0; i < m; i++)
+		fds[2 * n + 2 + i] = keep[i];
+	in_fork_child(clofork_child, fds);
+	for (int i = 0; i < n; i++) {
+		ck_assert_int_eq(fcntl(closed[i], F_GETFD) & FD_CLOFORK, FD_CLOFORK);
+		ck_assert_int_eq(close(closed[i]), 0);
+	}
+	for (int i = 0; i < m; i++)
+		ck_assert_int_eq(close(keep[i]), 0);
+}
+
 START_TEST(virtual_clofork_closed_in_child_only)
 {
-	int fd = temp_file("v"), fds[32], n = 0, keep[4], m = 0, v;
+	int fd = temp_file("v"), n = 0, keep[4], m = 0, v;
 	int closed[8];
 
 	/* The ways to make a close-on-fork virtual descriptor. */
@@ -417,22 +446,9 @@ START_TEST(virtual_clofork_closed_in_child_only)
 	ck_assert_int_eq(fcntl(v, F_GETFD), FD_CLOEXEC);
 	keep[m++] = v;
 
-	fds[0] = n;
-	for (int i = 0; i < n; i++) {
-		fds[1 + i] = closed[i];
-		fds[1 + n + i] = api_backing_fd(closed[i]);
-	}
-	fds[2 * n + 1] = m;
-	for (int i = 0; i < m; i++)
-		fds[2 * n + 2 + i] = keep[i];
-	in_fork_child(clofork_child, fds);
-	/* The parent keeps them all, with their flags. */
-	for (int i = 0; i < n; i++) {
-		ck_assert_int_eq(fcntl(closed[i], F_GETFD) & FD_CLOFORK, FD_CLOFORK);
-		ck_assert_int_eq(close(closed[i]), 0);
-	}
-	for (int i = 0; i < m; i++)
-		ck_assert_int_eq(close(keep[i]), 0);
+	for (int i = 0; i < n; i++)
+		ck_assert(is_vfd(closed[i]));
+	check_clofork_fork(closed, n, keep, m);
 	close(fd);
 }
 END_TEST
@@ -456,7 +472,7 @@ static int unix_listener(struct sockaddr_un *addr)
 
 START_TEST(real_clofork_closed_in_child_only)
 {
-	int fd = temp_file("r"), closed[16], n = 0, keep[8], m = 0, fds[64];
+	int fd = temp_file("r"), closed[16], n = 0, keep[8], m = 0;
 	int sv[2], l, c, plain, marked;
 	struct sockaddr_un addr;
 
@@ -497,21 +513,9 @@ START_TEST(real_clofork_closed_in_child_only)
 	ck_assert_int_eq(fcntl(marked, F_GETFD), 0);
 	keep[m++] = marked;
 
-	fds[0] = n;
-	for (int i = 0; i < n; i++) {
-		fds[1 + i] = closed[i];
-		fds[1 + n + i] = closed[i]; /* real: no backing to check */
-	}
-	fds[2 * n + 1] = m;
-	for (int i = 0; i < m; i++)
-		fds[2 * n + 2 + i] = keep[i];
-	in_fork_child(clofork_child, fds);
-	for (int i = 0; i < n; i++) {
-		ck_assert_int_eq(fcntl(closed[i], F_GETFD) & FD_CLOFORK, FD_CLOFORK);
-		ck_assert_int_eq(close(closed[i]), 0);
-	}
-	for (int i = 0; i < m; i++)
-		ck_assert_int_eq(close(keep[i]), 0);
+	for (int i = 0; i < n; i++)
+		ck_assert(!is_vfd(closed[i]));
+	check_clofork_fork(closed, n, keep, m);
 	close(c);
 	close(l);
 	close(fd);
