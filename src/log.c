@@ -51,16 +51,13 @@ static void put_str(struct line *l, const char *s)
 
 static void put_num(struct line *l, unsigned long n, int negative)
 {
-	char digits[24];
-	int i = 0;
+	char digits[21], *end = digits;
 
-	do
-		digits[i++] = (char)('0' + n % 10);
-	while ((n /= 10) != 0);
 	if (negative)
-		digits[i++] = '-';
-	while (i > 0 && l->len < sizeof(l->buf) - 1)
-		l->buf[l->len++] = digits[--i];
+		*end++ = '-';
+	end = ufd_put_decimal(end, n);
+	for (char *d = digits; d < end && l->len < sizeof(l->buf) - 1; d++)
+		l->buf[l->len++] = *d;
 }
 
 static int open_log(void)

@@ -94,7 +94,7 @@ static int maybe_regular(int fd)
 {
 	struct stat st;
 
-	return ufd_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) < 0 || S_ISREG(st.st_mode);
+	return ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode);
 }
 
 /* Does this process hold a POSIX record lock on fd's file?  Raw calls
@@ -109,7 +109,7 @@ static int holds_posix_lock(int fd)
 	struct stat st;
 	int locks, found = 0;
 
-	if (ufd_sys6(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) < 0)
+	if (ufd_sys_fstat(fd, &st) < 0)
 		return 1; /* cannot tell: keep the locks safe */
 	if (!S_ISREG(st.st_mode))
 		return 0;

@@ -86,9 +86,31 @@ static inline long ufd_sys_getrandom(void *buf, size_t len, unsigned flags)
 	return ufd_sys6(SYS_getrandom, (long)buf, (long)len, flags, 0, 0, 0);
 }
 
+struct stat;
+
+static inline int ufd_sys_fstat(int fd, struct stat *st)
+{
+	return (int)ufd_sys6(SYS_fstat, fd, (long)st, 0, 0, 0, 0);
+}
+
 static inline int ufd_sys_is_error(long ret)
 {
 	return (unsigned long)ret > -4096UL;
+}
+
+/* n in decimal at p (at most 20 characters, no NUL); returns the end.
+ * For code that may not call stdio: the hand-off, the log. */
+static inline char *ufd_put_decimal(char *p, unsigned long n)
+{
+	char tmp[20];
+	int len = 0;
+
+	do
+		tmp[len++] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	while (len)
+		*p++ = tmp[--len];
+	return p;
 }
 
 #endif /* UFD_SYS_H */

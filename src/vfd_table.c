@@ -832,25 +832,6 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
  */
 #define HANDOFF_NAME "UFD_HANDOFF="
 
-/* fstat of fd, raw. */
-static int file_of(int fd, struct stat *st)
-{
-	return (int)ufd_sys6(SYS_fstat, fd, (long)st, 0, 0, 0, 0);
-}
-
-/* Append "<n>" to *p. */
-static void put_num(char **p, unsigned long n)
-{
-	char tmp[24];
-	int len = 0;
-
-	do
-		tmp[len++] = (char)('0' + n % 10);
-	while ((n /= 10));
-	while (len)
-		*(*p)++ = tmp[--len];
-}
-
 /* Does virtual descriptor slot value v survive an exec (spawn: a fork
  * and an exec)? */
 static int survives(uint32_t v, int spawn)
@@ -950,17 +931,17 @@ static int handoff_to_file(char *entries, size_t len)
 	ufd_sys_close(tmp);
 	if (fd < 0)
 		return fd;
-	if (file_of(fd, &st) < 0 || ufd_sys_fcntl(fd, F_SETFD, 0) < 0) {
+	if (ufd_sys_fstat(fd, &st) < 0 || ufd_sys_fcntl(fd, F_SETFD, 0) < 0) {
 		ufd_sys_close(fd);
 		return -EIO;
 	}
 	handoff_file = fd;
 	*entries++ = '@';
-	put_num(&entries, (unsigned long)fd);
+	entries = ufd_put_decimal(entries, (unsigned long)fd);
 	*entries++ = '/';
-	put_num(&entries, (unsigned long)st.st_dev);
+	entries = ufd_put_decimal(entries, (unsigned long)st.st_dev);
 	*entries++ = '/';
-	put_num(&entries, (unsigned long)st.st_ino);
+	entries = ufd_put_decimal(entries, (unsigned long)st.st_ino);
 	*entries++ = ',';
 	*entries = '\0';
 	return 0;
@@ -996,7 +977,7 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 	p += strlen(HANDOFF_NAME "2;");
 	if (spawn)
 		*p++ = 's';
-	put_num(&p, (unsigned long)getpid());
+	p = ufd_put_decimal(p, (unsigned long)getpid());
 	*p++ = ';';
 	entries = p;
 	for (i = fdmap_next_busy(&vfd_map, 0); i >= 0;
@@ -1004,17 +985,17 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)i);
 		struct stat st;
 
-		if (!survives(v, spawn) || file_of(backing_of(v), &st) < 0)
+		if (!survives(v, spawn) || ufd_sys_fstat(backing_of(v), &st) < 0)
 			continue;
-		put_num(&p, FD_UNSEQ_BASE + (unsigned long)i);
+		p = ufd_put_decimal(p, FD_UNSEQ_BASE + (unsigned long)i);
 		*p++ = '=';
-		put_num(&p, (unsigned long)backing_of(v));
+		p = ufd_put_decimal(p, (unsigned long)backing_of(v));
 		*p++ = '/';
-		put_num(&p, v & VFD_FLAGS);
+		p = ufd_put_decimal(p, v & VFD_FLAGS);
 		*p++ = '/';
-		put_num(&p, (unsigned long)st.st_dev);
+		p = ufd_put_decimal(p, (unsigned long)st.st_dev);
 		*p++ = '/';
-		put_num(&p, (unsigned long)st.st_ino);
+		p = ufd_put_decimal(p, (unsigned long)st.st_ino);
 		*p++ = ',';
 		handed++;
 	}
@@ -1026,9 +1007,9 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 
 		if (!(v & VFD_BUSY))
 			continue;
-		put_num(&p, (unsigned long)i);
+		p = ufd_put_decimal(p, (unsigned long)i);
 		*p++ = '/';
-		put_num(&p, v & VFD_FLAGS);
+		p = ufd_put_decimal(p, v & VFD_FLAGS);
 		*p++ = ',';
 		marks++;
 	}
@@ -1141,7 +1122,7 @@ static const char *parse_entry(const char **s, struct handoff_entry *e)
 	if (e->vfd) {
 		struct stat st;
 
-		e->open = file_of((int)e->fd, &st) == 0 &&
+		e->open = ufd_sys_fstat((int)e->fd, &st) == 0 &&
 			  (unsigned long)st.st_dev == e->dev &&
 			  (unsigned long)st.st_ino == e->ino;
 	} else {
@@ -1288,7 +1269,7 @@ static const char *handoff_from_file(const char *ref, char **map, size_t *size)
 		p = parse_num(p + 1, ",", ~0UL, &ino);
 	if (!p || p[1] != '\0')
 		return "a malformed hand-off file";
-	if (file_of((int)fd, &st) < 0 || (unsigned long)st.st_dev != dev ||
+	if (ufd_sys_fstat((int)fd, &st) < 0 || (unsigned long)st.st_dev != dev ||
 	    (unsigned long)st.st_ino != ino || !S_ISREG(st.st_mode))
 		return "a hand-off file not there, or replaced on the way";
 	/* It is ours from here on: closed whatever else is wrong. */
