@@ -43,13 +43,6 @@
 
 
 
-/* bind() and listen() are not interposed yet (they come with the full
- * coverage of the socket calls): hand them the backing descriptor. */
-static int vfd_or_real(int fd)
-{
-	return api_backing_fd(fd);
-}
-
 /* A descriptor number certainly not open: opened, then closed. */
 static int closed_real_fd(void)
 {
@@ -277,9 +270,9 @@ START_TEST(accept4_unseq)
 		 (int)getpid());
 	lst = socket(AF_UNIX, SOCK_STREAM | SOCK_UNSEQ, 0);
 	ck_assert(is_vfd(lst));
-	ck_assert_int_eq(bind(vfd_or_real(lst), (struct sockaddr *)&addr,
+	ck_assert_int_eq(bind(lst, (struct sockaddr *)&addr,
 			      sizeof(addr)), 0);
-	ck_assert_int_eq(listen(vfd_or_real(lst), 1), 0);
+	ck_assert_int_eq(listen(lst, 1), 0);
 	cli = socket(AF_UNIX, SOCK_STREAM, 0);
 	ck_assert(!is_vfd(cli));
 	ck_assert_int_eq(connect(cli, (struct sockaddr *)&addr, sizeof(addr)), 0);

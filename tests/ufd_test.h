@@ -19,6 +19,9 @@
 #include <unistd.h>
 
 #include "ufd.h"
+/* Raw system calls, past ufd's wrappers (and past glibc's syscall(),
+ * which ufd interposes too). */
+#include "../src/sys.h"
 
 static int (*api_nonseqfd)(int, int);
 static int (*api_is_virtual)(int);
@@ -45,20 +48,19 @@ static inline int is_vfd(int fd)
 }
 
 /* The kernel's own close-on-exec flag of real descriptor fd, from
- * /proc/self/fdinfo (no descriptor call on fd at all): 1, 0, or -1 if it
- * is not open. */
+ * /proc/self/fdinfo, with raw system calls (ufd's wrappers treat a backing
+ * descriptor's number as not open): 1, 0, or -1 if it is not open. */
 static inline int kernel_cloexec(int fd)
 {
 	char path[64], buf[512], *p;
-	int f;
-	ssize_t n;
+	long f, n;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = open(path, O_RDONLY | O_CLOEXEC);
+	f = ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
 	if (f < 0)
 		return -1;
-	n = read(f, buf, sizeof(buf) - 1);
-	close(f);
+	n = ufd_sys6(SYS_read, f, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	ufd_sys6(SYS_close, f, 0, 0, 0, 0, 0);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
