@@ -24,7 +24,7 @@
 #define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
 
 /* The next definition of name after this library: libc's. */
-static void *lookup_real(const char *name, void *missing)
+UFD_EARLY static void *lookup_real(const char *name, void *missing)
 {
 	void *fn = dlsym(RTLD_NEXT, name);
 
@@ -53,7 +53,7 @@ static void *lookup_real(const char *name, void *missing)
 	}                                                                 \
 	static ret resolve_##name params;                                 \
 	ret (*ufd_real_##name) params = resolve_##name;                   \
-	static ret resolve_##name params                                  \
+	UFD_EARLY static ret resolve_##name params                        \
 	{                                                                 \
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
 		return UFD_REAL(name) args;                               \

@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/pidfd.h>
+#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/signalfd.h>
@@ -50,10 +52,16 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "placement.h"
+
 /* Exported entry points; everything else in the library is hidden. */
 #define UFD_PUBLIC __attribute__((visibility("default")))
 
 #define UFD_UNPAREN(...) __VA_ARGS__
+
+/* Code that may run before a sanitizer runtime is initialised (its own
+ * start-up calls getrlimit, setrlimit, sysconf): not instrumented. */
+#define UFD_EARLY __attribute__((no_sanitize("address", "thread", "undefined")))
 
 /*
  * ufd_real_NAME: the next definition of NAME (libc's), with NAME's type.
@@ -199,18 +207,33 @@ static inline void ufd_std_fixup(int fd, int added)
 }
 
 /*
+ * fd, just made by the kernel, is at or past the application's soft
+ * RLIMIT_NOFILE, which ufd holds lower than the kernel's (placement.h):
+ * without ufd the call would have failed with EMFILE.  Closes fd; returns
+ * -1 with errno EMFILE.
+ */
+int ufd_past_limit(int fd);
+
+/*
  * The result of a call that created descriptor fd (`added` as above):
- * fd < 0 passes through, errno untouched; a standard stream is left as the
+ * fd < 0 passes through, errno untouched; past the application's limit,
+ * EMFILE (ufd_past_limit); a standard stream is left as the
  * call made it; under UFD_MODE=all anything else becomes virtual, unless
  * UFD_EXCLUDE names fd's number or the call.
  */
 static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 {
+	if (__builtin_expect((unsigned)fd >= ufd_app_nofile, 0) && fd >= 0)
+		return ufd_past_limit(fd);
 	ufd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_mode_all, 0) && fd > 2)
 		return ufd_virtualize(fd, call);
 	return fd;
 }
+
+/* Has the process taken POSIX record locks (fcntl F_SETLK, lockf)?  Then
+ * closing a descriptor of a regular file may drop them. */
+int ufd_posix_locks_taken(void);
 
 /* Whether UFD_EXCLUDE leaves fd, made by call, out of UFD_MODE=all. */
 int ufd_excluded(int fd, enum ufd_call call);

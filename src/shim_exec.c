@@ -119,10 +119,14 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
-	if (inherit && (err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn)) < 0)
+	/* Also without UFD_INHERIT: the table locked and the application's
+	 * RLIMIT_NOFILE for the exec, and no virtual descriptor kept. */
+	err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn, inherit);
+	if (err < 0)
 		return err;
 	/* An empty hand-off ends with the ';' after the pid. */
-	handing_off = x->handoff && x->handoff[strlen(x->handoff) - 1] != ';';
+	handing_off = inherit && x->handoff &&
+		      x->handoff[strlen(x->handoff) - 1] != ';';
 	add_ufd = inherit && (preloaded || handing_off) && self_path[0];
 	for (n = 0; envp && envp[n]; n++) {
 		if (is_var(envp[n], PRELOAD_VAR))

@@ -77,7 +77,8 @@ static const char *descriptor_in_path(const char *path, long *n,
 			return NULL;
 	}
 	*rest = number(p, n);
-	if (!*rest || (**rest != '\0' && **rest != '/') || !vfd_in_space((int)*n))
+	if (!*rest || (**rest != '\0' && **rest != '/') ||
+	    (!vfd_in_space((int)*n) && !vfd_is_backing((int)*n)))
 		return NULL;
 	return p;
 }
@@ -87,7 +88,10 @@ size_t ufd_path_size(const char *path)
 	const char *rest;
 	long n;
 
-	if (!descriptor_in_path(path, &n, &rest) || !vfd_slot((int)n))
+	/* A backing descriptor's number is rewritten too: to VFD_NO_FD, a
+	 * number no process has (ENOENT). */
+	if (!descriptor_in_path(path, &n, &rest) ||
+	    (vfd_in_space((int)n) ? !vfd_slot((int)n) : !vfd_is_backing((int)n)))
 		return 1;
 	/* The backing number has at most 10 digits. */
 	return strlen(path) + 11;

@@ -46,6 +46,11 @@
  */
 static int posix_locks_taken;
 
+int ufd_posix_locks_taken(void)
+{
+	return __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED);
+}
+
 static void note_posix_lock(void)
 {
 	if (!__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED))
@@ -203,6 +208,35 @@ int ufd_virtualize(int fd, enum ufd_call call)
 	return vfd < 0 ? fd : vfd;
 }
 
+int ufd_past_limit(int fd)
+{
+	vfd_real_closing(fd); /* drops a close-on-fork mark set meanwhile */
+	ufd_sys_close(fd);
+	UFD_LOG("%d: past the application's RLIMIT_NOFILE: EMFILE", fd);
+	errno = EMFILE;
+	return -1;
+}
+
+/*
+ * Both descriptors of a pair the kernel just made (pipe, socketpair), as
+ * ufd_new_fd: one past the application's limit, and both are closed and
+ * the call fails with EMFILE, as the kernel makes both or neither.
+ * Returns 0 or -1 with errno.
+ */
+static int new_pair(int fds[2], int added, enum ufd_call call)
+{
+	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+
+	if ((unsigned)fds[0] >= limit || (unsigned)fds[1] >= limit) {
+		vfd_real_closing(fds[0]);
+		ufd_sys_close(fds[0]);
+		return ufd_past_limit(fds[1]);
+	}
+	fds[0] = ufd_new_fd(fds[0], added, call);
+	fds[1] = ufd_new_fd(fds[1], added, call);
+	return 0;
+}
+
 /*
  * A descriptor the application's call just made for real, finished as the
  * call's flags asked: moved into the virtual space (virt), or marked
@@ -358,9 +392,7 @@ UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
 	if (!(type & SOCK_UFD_FLAGS)) {
 		if (UFD_REAL(socketpair)(domain, type, protocol, sv) < 0)
 			return -1;
-		sv[0] = ufd_new_fd(sv[0], added, UFD_CALL_socketpair);
-		sv[1] = ufd_new_fd(sv[1], added, UFD_CALL_socketpair);
-		return 0;
+		return new_pair(sv, added, UFD_CALL_socketpair);
 	}
 	if (UFD_REAL(socketpair)(domain, sock_flags(type), protocol, real) < 0)
 		return -1;
@@ -447,6 +479,10 @@ static int dup_source_open(int oldfd)
 static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
 {
 	if (!dup_source_open(oldfd))
+		return -EBADF;
+	/* Past the application's limit: the kernel's EBADF (its own limit,
+	 * which ufd holds higher, would let the call through). */
+	if ((unsigned)newfd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
 		return -EBADF;
 	return vfd_real_dup(oldfd, newfd, kflags, mark);
 }
@@ -545,9 +581,15 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 			return ufd_ret(vfd_create(vfd_translate(fd), vflags,
 						  VFD_AT_LOWEST, argi));
 		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */
-		return created(real(vfd_translate(fd),
-				    cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd, arg),
-			       0, vflags & VFD_CLOFORK, added, call);
+		r = real(vfd_translate(fd), cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd,
+			 arg);
+		/* From the application's limit on: the kernel's EINVAL (its
+		 * own limit, which ufd holds higher, let the call through). */
+		if (r >= 0 && (unsigned)argi >= ufd_app_nofile) {
+			ufd_sys_close(r);
+			return ufd_ret(-EINVAL);
+		}
+		return created(r, 0, vflags & VFD_CLOFORK, added, call);
 	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
@@ -994,11 +1036,36 @@ static int select_refused(const char *call, int nfds)
 	return ufd_ret(-EBADF);
 }
 
+/*
+ * Does one of the sets name a backing descriptor (below nfds)?  Only
+ * numbers from vfd_guard_from up can be one, so this reads nothing for the
+ * usual nfds: it matters below the limit, where backing descriptors go
+ * when there is no room above it.
+ */
+static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
+{
+	fd_set *sets[3] = { r, w, e };
+
+	if (nfds <= 0)
+		return 0;
+	for (unsigned fd = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
+	     fd < (unsigned)nfds; fd++)
+		for (int i = 0; i < 3; i++)
+			if (!ufd_unmapped(sets[i]) &&
+			    ((unsigned long)sets[i]->fds_bits[fd / __NFDBITS] >>
+			     (fd % __NFDBITS) & 1) &&
+			    vfd_is_backing((int)fd))
+				return 1;
+	return 0;
+}
+
 UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {
 	if (select_reaches_virtual(nfds))
 		return select_refused("select", nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return ufd_ret(-EBADF);
 	return UFD_REAL(select)(nfds, r, w, e, timeout);
 }
 
@@ -1007,6 +1074,8 @@ UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 {
 	if (select_reaches_virtual(nfds))
 		return select_refused("pselect", nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return ufd_ret(-EBADF);
 	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
 }
 
@@ -1238,6 +1307,23 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		if (a[0] == P_PIDFD)
 			a[1] = vfd_translate((int)a[1]);
 		return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+	/* The application's view of its descriptor limit (shim_limits.c). */
+	case SYS_prlimit64:
+		return prlimit64((pid_t)a[0], (__rlimit_resource_t)a[1],
+				 (const struct rlimit64 *)a[2], (struct rlimit64 *)a[3]);
+#ifdef SYS_getrlimit
+	case SYS_getrlimit: {
+		long r = UFD_REAL(syscall)(number, a[0], a[1]);
+		unsigned shown = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+
+		/* The kernel wrote the limits (EFAULT otherwise). */
+		if (r == 0 && a[0] == RLIMIT_NOFILE && shown != UINT_MAX)
+			((struct rlimit *)a[1])->rlim_cur = shown;
+		return r;
+	}
+	case SYS_setrlimit:
+		return setrlimit((__rlimit_resource_t)a[0], (const struct rlimit *)a[1]);
+#endif
 	case SYS_sendmsg:
 		return sendmsg((int)a[0], (const struct msghdr *)a[1], (int)a[2]);
 	case SYS_sendmmsg:
@@ -1331,9 +1417,7 @@ static int make_pipe(int fds[2], int flags, enum ufd_call call)
 
 	if (UFD_REAL(pipe2)(fds, flags) < 0)
 		return -1;
-	fds[0] = ufd_new_fd(fds[0], added, call);
-	fds[1] = ufd_new_fd(fds[1], added, call);
-	return 0;
+	return new_pair(fds, added, call);
 }
 
 UFD_PUBLIC int pipe2(int fds[2], int flags)
@@ -1343,7 +1427,8 @@ UFD_PUBLIC int pipe2(int fds[2], int flags)
 
 UFD_PUBLIC int pipe(int fds[2])
 {
-	if (ufd_default_cloexec || ufd_mode_all)
+	if (ufd_default_cloexec || ufd_mode_all ||
+	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX)
 		return make_pipe(fds, 0, UFD_CALL_pipe);
 	return UFD_REAL(pipe)(fds);
 }

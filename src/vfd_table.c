@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "placement.h"
 #include "sys.h"
 
 struct fdmap vfd_map;
@@ -44,22 +45,9 @@ struct fdmap vfd_backing_map;
 static struct fdmap mark_map;
 #define MARK_CLEARED 0x100U
 
-unsigned vfd_guard_from = ~0U;
-
 /* Non-zero when UFD_SEED fixed the seed: fork children then derive theirs
  * from the parent's generator, so that test runs stay reproducible. */
 static int seed_fixed;
-
-/* Lower vfd_guard_from to fd if it is higher. */
-static void guard(int fd)
-{
-	unsigned cur = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
-
-	while ((unsigned)fd < cur &&
-	       !__atomic_compare_exchange_n(&vfd_guard_from, &cur, (unsigned)fd,
-					    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
 
 /* ---- the table lock ----
  *
@@ -181,74 +169,6 @@ static uint64_t initial_seed(void)
 	}
 	seed_fixed = 1;
 	return v;
-}
-
-/* ---- where backing descriptors go ----
- *
- * As high as possible, so that the application's lowest-available numbers
- * are what they would be without ufd: in a region below backing_top (the
- * soft RLIMIT_NOFILE, at most 64Ki so that the kernel's table for the
- * process stays small), starting with its top 256 numbers and doubling
- * downward whenever it is full.
- */
-#define BACKING_TOP_MAX 65536U
-#define BACKING_FIRST_REGION 256U
-
-static unsigned backing_top;
-static unsigned backing_floor;
-
-/* Set backing_top from the soft limit now, and the floor below it. */
-static void place_from_rlimit(void)
-{
-	struct rlimit rl;
-	unsigned top = BACKING_TOP_MAX, region;
-
-	if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
-	    rl.rlim_cur < top)
-		top = (unsigned)rl.rlim_cur;
-	region = top / 2 < BACKING_FIRST_REGION ? top / 2 : BACKING_FIRST_REGION;
-	__atomic_store_n(&backing_top, top, __ATOMIC_RELAXED);
-	__atomic_store_n(&backing_floor, top - region, __ATOMIC_RELAXED);
-}
-
-/*
- * A new backing descriptor for the same file as real_fd, close-on-exec at
- * the kernel level (what survives exec is ufd's decision, not the
- * kernel's), placed as above.  Returns it or -errno (EBADF, EMFILE).
- */
-static int new_backing(int real_fd)
-{
-	for (;;) {
-		unsigned floor = __atomic_load_n(&backing_floor, __ATOMIC_RELAXED);
-		unsigned top = __atomic_load_n(&backing_top, __ATOMIC_RELAXED);
-		int fd;
-
-		/* Guarded before the number exists, not after: a dup2 onto
-		 * it that sees the guard takes the table lock (vfd_real_dup),
-		 * which the caller holds until the new backing descriptor is
-		 * in the reverse map. */
-		guard((int)floor);
-		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, (long)floor);
-		if (fd > VFD_REAL_MAX) {
-			ufd_sys_close(fd);
-			return -EMFILE;
-		}
-		if (fd >= 0)
-			return fd;
-		if ((fd != -EMFILE && fd != -EINVAL) || floor == 0)
-			return fd;
-		if (fd == -EINVAL && floor < top) {
-			/* The soft limit fell below the floor: start again
-			 * under the new limit. */
-			place_from_rlimit();
-			if (__atomic_load_n(&backing_floor, __ATOMIC_RELAXED) < floor)
-				continue;
-		}
-		/* Full from floor up: double the region downward. */
-		__atomic_compare_exchange_n(&backing_floor, &floor,
-					    floor > top - floor ? floor - (top - floor) : 0,
-					    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	}
 }
 
 /* ---- slots ---- */
@@ -423,10 +343,10 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	if (flags & VFD_ADOPT) {
 		/* Guarded first, as new_backing does; made close-on-exec and
 		 * unmarked once it is the backing descriptor, below. */
-		guard(real_fd);
+		placement_guard(real_fd);
 		backing = real_fd;
 	} else {
-		backing = new_backing(real_fd);
+		backing = placement_new_backing(real_fd);
 	}
 	if (backing < 0) {
 		unlock_table();
@@ -609,7 +529,7 @@ int vfd_real_set_flags(int fd, uint32_t flags)
 	unlock_table();
 	if (r < 0)
 		return r;
-	guard(fd);
+	placement_guard(fd);
 	return 0;
 }
 
@@ -642,10 +562,11 @@ int vfd_real_close(int fd)
  * number, then the slot and the reverse map point at the copy.  fd itself
  * is left open and nobody's, for the caller's dup3 to replace (so that the
  * number is never free for a backing descriptor made meanwhile to take)
- * or to close.  Returns 1 if it moved, 0 if fd is no backing descriptor,
- * or -errno (EMFILE, ENOMEM).  Table lock held.
+ * or to close.  With higher_only, only to a higher number (else it stays).
+ * Returns 1 if it moved, 0 if fd is no backing descriptor (or stays), or
+ * -errno (EMFILE, ENOMEM).  Table lock held.
  */
-static int move_backing(int fd)
+static int move_backing(int fd, int higher_only)
 {
 	int owner = vfd_owner(fd), moved, err;
 	uint32_t idx = (uint32_t)owner - FD_UNSEQ_BASE, v;
@@ -658,9 +579,13 @@ static int move_backing(int fd)
 		disown_backing(fd, idx);
 		return 0;
 	}
-	moved = new_backing(fd);
+	moved = placement_new_backing(fd);
 	if (moved < 0)
 		return moved;
+	if (higher_only && moved < fd) {
+		ufd_sys_close(moved);
+		return 0;
+	}
 	err = own_backing(moved, idx);
 	if (err < 0) {
 		ufd_sys_close(moved);
@@ -681,8 +606,8 @@ static int move_backing(int fd)
 		return 0;
 	}
 	disown_backing(fd, idx);
-	UFD_LOG("moved the backing of %d from %d to %d: the application "
-		"replaces %d", owner, fd, moved, fd);
+	UFD_LOG("moved the backing of %d from %d to %d: %d is in the "
+		"application's way", owner, fd, moved, fd);
 	return 1;
 }
 
@@ -704,7 +629,7 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 			unmark(fd);
 		return r;
 	}
-	moved = move_backing(fd);
+	moved = move_backing(fd, 0);
 	if (moved < 0) {
 		unlock_table();
 		return moved;
@@ -726,6 +651,43 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 		r = r < 0 ? r : fd;
 	} else {
 		unmark(fd);
+	}
+	unlock_table();
+	return r;
+}
+
+/* ---- the application's RLIMIT_NOFILE ---- */
+
+/* Is backing descriptor fd a regular file (or cannot tell)? */
+static int maybe_regular_file(int fd)
+{
+	struct stat st;
+
+	return ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode);
+}
+
+int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
+		   int keep_regular)
+{
+	int64_t idx;
+	int r;
+
+	vfd_init();
+	if (lock_table() < 0)
+		return -EBUSY;
+	r = placement_set_nofile(new_rl, old_rl);
+	for (idx = r == 0 ? fdmap_next_busy(&vfd_map, 0) : -1; idx >= 0;
+	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+		int b = backing_of(v);
+
+		if (!(v & VFD_BUSY) || !placement_misplaced(b) ||
+		    (keep_regular && maybe_regular_file(b)))
+			continue;
+		/* Moved, the old number is nobody's: closed under the lock, so
+		 * that no new backing descriptor can be made there first. */
+		if (move_backing(b, 1) == 1)
+			ufd_sys_close(b);
 	}
 	unlock_table();
 	return r;
@@ -834,9 +796,12 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 
 /* Does virtual descriptor slot value v survive an exec (spawn: a fork
  * and an exec)? */
+static int exec_keeps_none;
+
 static int survives(uint32_t v, int spawn)
 {
-	return (v & VFD_BUSY) && !(v & VFD_CLOEXEC) && !(spawn && (v & VFD_CLOFORK));
+	return (v & VFD_BUSY) && !(v & VFD_CLOEXEC) &&
+	       !(spawn && (v & VFD_CLOFORK)) && !exec_keeps_none;
 }
 
 /* A mark's bit: the real descriptor was not close-on-exec for the kernel
@@ -890,9 +855,10 @@ static void set_inheritable(int inheritable, int spawn)
 	}
 }
 
-/* Whether the hand-off being prepared is for a spawn, and the memfd that
- * holds its list if it is too long for the environment, or -1 (table lock
- * held from vfd_exec_prepare to vfd_exec_done). */
+/* Whether the hand-off being prepared is for a spawn, whether it keeps no
+ * virtual descriptor (exec_keeps_none, above), and the memfd that holds
+ * its list if it is too long for the environment, or -1 (table lock held
+ * from vfd_exec_prepare to vfd_exec_done). */
 static int exec_spawn;
 static int handoff_file = -1;
 
@@ -927,7 +893,7 @@ static int handoff_to_file(char *entries, size_t len)
 		done += (size_t)n;
 	}
 	/* Out of the application's low numbers, as backing descriptors. */
-	fd = new_backing(tmp);
+	fd = placement_new_backing(tmp);
 	ufd_sys_close(tmp);
 	if (fd < 0)
 		return fd;
@@ -947,7 +913,7 @@ static int handoff_to_file(char *entries, size_t len)
 	return 0;
 }
 
-int vfd_exec_prepare(char **buf, size_t *len, int spawn)
+int vfd_exec_prepare(char **buf, size_t *len, int spawn, int keep)
 {
 	char *p, *entries;
 	int err;
@@ -973,6 +939,7 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 	}
 	*buf = p;
 	exec_spawn = spawn;
+	exec_keeps_none = !keep;
 	memcpy(p, HANDOFF_NAME "2;", strlen(HANDOFF_NAME "2;"));
 	p += strlen(HANDOFF_NAME "2;");
 	if (spawn)
@@ -1023,6 +990,9 @@ int vfd_exec_prepare(char **buf, size_t *len, int spawn)
 		return err;
 	}
 	set_inheritable(1, spawn);
+	/* The new program starts with the application's limit: backing
+	 * descriptors handed off are above it, where they stay. */
+	placement_exec(1);
 	UFD_LOG("%s: handing off %u virtual descriptors and %u close-on-fork "
 		"marks", spawn ? "spawn" : "exec", handed, marks);
 	return 0;
@@ -1032,6 +1002,7 @@ void vfd_exec_done(char *buf, size_t len)
 {
 	if (!buf)
 		return;
+	placement_exec(0);
 	set_inheritable(0, exec_spawn);
 	if (handoff_file >= 0) {
 		ufd_sys_close(handoff_file);
@@ -1200,7 +1171,7 @@ static const char *handoff_install(const char *list, int *taken)
 			continue;
 		if (e.vfd)
 			ufd_sys_fcntl((int)e.fd, F_SETFD, FD_CLOEXEC);
-		guard((int)e.fd);
+		placement_guard((int)e.fd);
 	}
 	return NULL;
 }
@@ -1404,7 +1375,6 @@ static void fork_child(void)
 
 static void init_once(void)
 {
-	place_from_rlimit();
 	/* The lock is not needed yet: nothing can use the maps before
 	 * vfd_init returns, and their empty state answers every lookup. */
 	fdmap_init(&vfd_map, FDMAP_SPACE, initial_seed());

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "fdmap.h"
+#include "placement.h"
 #include "ufd.h"
 
 /* Per-descriptor flags, stored in the low bits of a slot value. */
@@ -40,7 +41,7 @@
 #define VFD_REAL_MAX   ((1 << 28) - 1)
 
 /* The map of this process.  Exposed only for the inline lookups below. */
-extern struct fdmap vfd_map;
+extern struct fdmap vfd_map __attribute__((visibility("hidden")));
 
 /*
  * The reverse map: slot r holds (virtual descriptor - FD_UNSEQ_BASE + 1)
@@ -48,16 +49,7 @@ extern struct fdmap vfd_map;
  * same data structure as vfd_map, used only for exact slots, so it costs
  * only the pages that backing descriptors fall in.
  */
-extern struct fdmap vfd_backing_map;
-
-/*
- * Real descriptors from this number up may be backing descriptors or carry
- * a close-on-fork mark, and the application's close() or dup2() onto them
- * must go through vfd_real_closing / vfd_real_dup.  Below it, neither:
- * one comparison keeps those calls on the fast path.  It is lowered before
- * a backing descriptor can be made at a number, never after.
- */
-extern unsigned vfd_guard_from;
+extern struct fdmap vfd_backing_map __attribute__((visibility("hidden")));
 
 /* Is fd a number in the virtual space (open or not)? */
 static inline int vfd_in_space(int fd)
@@ -74,21 +66,37 @@ static inline uint32_t vfd_slot(int vfd)
 }
 
 /*
+ * A number no descriptor can have: past the virtual space and past the
+ * kernel's largest nr_open.  What a backing descriptor's number translates
+ * to, so that the kernel answers as for any number the process does not
+ * have (EBADF, or nothing for the directory of an absolute path).
+ */
+#define VFD_NO_FD 0x7fffffff
+
+static inline int vfd_owner(int real_fd);
+
+/*
  * The descriptor to hand the kernel for fd: the backing descriptor if fd is
- * an open virtual descriptor, else fd unchanged.  A number in the virtual
- * space that is not open is passed on as it is, so that the kernel answers
- * with exactly the errno it gives for any unopened descriptor (EBADF, or
- * nothing at all for the directory descriptor of an absolute path).
+ * an open virtual descriptor, VFD_NO_FD if fd is a backing descriptor (not
+ * the application's), else fd unchanged.  A number in the virtual space
+ * that is not open is passed on as it is, so that the kernel answers with
+ * exactly the errno it gives for any unopened descriptor.  Below
+ * vfd_guard_from (every real descriptor of a process without virtual
+ * ones, and the application's own numbers otherwise) one comparison.
  * Lock-free and async-signal-safe.
  */
 static inline int vfd_translate(int fd)
 {
 	uint32_t v;
 
-	if (__builtin_expect(!vfd_in_space(fd), 1))
+	if (__builtin_expect((unsigned)fd < __atomic_load_n(&vfd_guard_from,
+							     __ATOMIC_RELAXED), 1))
 		return fd;
-	v = fdmap_get(&vfd_map, (uint32_t)fd - FD_UNSEQ_BASE);
-	return v & VFD_BUSY ? (int)(v >> VFD_REAL_SHIFT) : fd;
+	if (vfd_in_space(fd)) {
+		v = fdmap_get(&vfd_map, (uint32_t)fd - FD_UNSEQ_BASE);
+		return v & VFD_BUSY ? (int)(v >> VFD_REAL_SHIFT) : fd;
+	}
+	return fd >= 0 && vfd_owner(fd) >= 0 ? VFD_NO_FD : fd;
 }
 
 /* Is real descriptor fd (>= 0) at or past vfd_guard_from? */
@@ -98,8 +106,8 @@ static inline int vfd_guarded(int fd)
 }
 
 /*
- * The virtual descriptor that real descriptor real_fd backs, or -1 if it
- * backs none.  Lock-free.  stdio and dirent streams made on a virtual
+ * The virtual descriptor that real descriptor real_fd (>= 0) backs, or -1
+ * if it backs none.  Lock-free.  stdio and dirent streams made on a virtual
  * descriptor hold its backing descriptor; this maps it back.
  */
 static inline int vfd_owner(int real_fd)
@@ -235,6 +243,19 @@ int vfd_real_set_flags(int fd, uint32_t flags);
 uint32_t vfd_real_get_flags(int fd);
 
 /*
+ * The application sets its RLIMIT_NOFILE (setrlimit, prlimit on itself),
+ * with its own pointers: placement_set_nofile, then every backing
+ * descriptor now in the application's way moves above its new limit (or
+ * up into the top region below it), where there is a free number higher
+ * than its own.  With keep_regular, regular files stay where they are:
+ * moving one closes a descriptor of the file, which drops the process's
+ * POSIX record locks on it.  Returns 0 or -errno (the kernel's; EBUSY
+ * from a signal handler that interrupted a change to the table).
+ */
+int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
+		   int keep_regular);
+
+/*
  * exec hand-off.
  *
  * vfd_exec_prepare: before an exec, make every virtual descriptor without
@@ -245,7 +266,10 @@ uint32_t vfd_real_get_flags(int fd);
  * the close-on-fork marks of real descriptors.  With spawn (posix_spawn,
  * system, popen: a fork child that execs), close-on-fork descriptors,
  * virtual or real, are not passed on at all.  The table stays locked
- * until vfd_exec_done, so that nothing changes under the exec.  A list
+ * until vfd_exec_done, so that nothing changes under the exec, and the
+ * kernel's soft RLIMIT_NOFILE is the application's (placement_exec).
+ * Without keep (UFD_INHERIT=0), no virtual descriptor survives: the
+ * hand-off lists close-on-fork marks only.  A list
  * too long for one environment string goes in an inherited memfd (see
  * vfd_table.c).  Returns 0, or -ENOMEM, -EMFILE or -EIO, with the table
  * unlocked and nothing changed.
@@ -260,7 +284,7 @@ uint32_t vfd_real_get_flags(int fd);
  * reported once on stderr and ignored as a whole.  Returns the number of
  * virtual descriptors taken over, or -EINVAL.
  */
-int vfd_exec_prepare(char **buf, size_t *len, int spawn);
+int vfd_exec_prepare(char **buf, size_t *len, int spawn, int keep);
 void vfd_exec_done(char *buf, size_t len);
 int vfd_exec_inherit(const char *value);
 

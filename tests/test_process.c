@@ -128,7 +128,8 @@ static int kernel_open(int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) == 0;
+	/* Raw: through ufd, a backing descriptor is a number not open. */
+	return ufd_sys_fstat(fd, &st) == 0;
 }
 
 /*
@@ -1487,12 +1488,15 @@ START_TEST(close_range_and_closefrom)
 }
 END_TEST
 
-/* With RLIMIT_NOFILE used up, making a virtual descriptor fails with
- * EMFILE (its backing descriptor cannot be made), whatever the call. */
+/* With RLIMIT_NOFILE used up, the application's numbers and ufd's room
+ * above them (as many numbers again, where the hard limit allows), making
+ * a virtual descriptor fails with EMFILE (its backing descriptor cannot be
+ * made), whatever the call. */
 START_TEST(rlimit_exhausted_gives_emfile)
 {
 	struct rlimit rl, low;
-	int fd = temp_file("x"), v, opened = 0, last = -1;
+	int fd = temp_file("x"), v, opened = 0, last = -1, made = 0;
+	int vfds[128];
 
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	v = api_nonseqfd(fd, 0); /* placed under the old limit */
@@ -1512,6 +1516,13 @@ START_TEST(rlimit_exhausted_gives_emfile)
 		opened++;
 		ck_assert_int_lt(opened, 64);
 	}
+	/* The room above: at most 64 more (none if the hard limit is 64). */
+	while ((v = api_nonseqfd(fd, 0)) >= 0) {
+		ck_assert_int_lt(made, 64);
+		ck_assert_int_ge(api_backing_fd(v), 64);
+		vfds[made++] = v;
+	}
+	ck_assert_int_eq(errno, EMFILE);
 	errno = 0;
 	ck_assert_int_eq(api_nonseqfd(fd, 0), -1);
 	ck_assert_int_eq(errno, EMFILE);
@@ -1531,6 +1542,8 @@ START_TEST(rlimit_exhausted_gives_emfile)
 	ck_assert(is_vfd(v));
 	ck_assert(reads(v, "x"));
 	ck_assert_int_eq(close(v), 0);
+	while (made > 0)
+		ck_assert_int_eq(close(vfds[--made]), 0);
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	close(fd);
 }

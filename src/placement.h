@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * placement.h - where backing descriptors go, and the application's view
+ * of RLIMIT_NOFILE.
+ *
+ * The policy (README "Where backing descriptors live"):
+ *
+ *  - Above the application's limit, where the hard limit leaves room.  On
+ *    the first backing descriptor ufd raises the kernel's soft limit from
+ *    the application's S to S + room (room = min(S, hard - S, 64Ki)) and
+ *    puts backing descriptors in [S, S + room): numbers the kernel never
+ *    gives the application, which still sees S (getrlimit, prlimit,
+ *    sysconf(_SC_OPEN_MAX), getdtablesize) and gets the kernel's errors
+ *    at S (ufd_app_nofile).  An exec runs with S again.
+ *  - Below it otherwise (soft = hard, S over 64Ki, or the room full): the
+ *    top 256 numbers under min(S, 64Ki) first, then regions doubling
+ *    downward, never under 3; F_DUPFD never takes a number in use, and the
+ *    top region is tried first each time, so the region moves back up as
+ *    its descriptors close.
+ *
+ * The functions that change the placement are called with the table lock
+ * held (vfd_table.c), so they need no lock of their own; the variables
+ * below are read lock-free.  Return >= 0 or -errno; errno untouched.
+ */
+#ifndef UFD_PLACEMENT_H
+#define UFD_PLACEMENT_H
+
+#include <sys/resource.h>
+
+/*
+ * Real descriptors from this number up may be backing descriptors or carry
+ * a close-on-fork mark, or be past the application's limit: calls on them
+ * go through the checks of vfd_table.h.  Below it, none of that: one
+ * comparison keeps every call on the fast path.  It is lowered before a
+ * backing descriptor can be made at a number, never raised.  (Declared
+ * hidden, like every variable the inline lookups read, so that the
+ * comparison reads it directly rather than through the GOT.)
+ */
+extern unsigned vfd_guard_from __attribute__((visibility("hidden")));
+
+/* Lower vfd_guard_from to fd if it is higher.  Lock-free. */
+void placement_guard(int fd);
+
+/*
+ * The application's soft RLIMIT_NOFILE while ufd holds the kernel's above
+ * it, else UINT_MAX: a descriptor the kernel just made at or past it is
+ * not one the application could have had (EMFILE).  Read lock-free.
+ */
+extern unsigned ufd_app_nofile __attribute__((visibility("hidden")));
+
+/*
+ * A new backing descriptor for the same file as real_fd, close-on-exec for
+ * the kernel, placed as above.  Returns it, -EBADF (real_fd not open) or
+ * -EMFILE.  Table lock held.
+ */
+int placement_new_backing(int real_fd);
+
+/*
+ * Would a backing descriptor at fd be in the application's way (below its
+ * limit while there is room above, or below the top region)?  For the
+ * move after the application raised its limit.  Table lock held.
+ */
+int placement_misplaced(int fd);
+
+/*
+ * The application's prlimit(0, RLIMIT_NOFILE, new_rl, old_rl), new_rl not
+ * null, both as the application passed them (the kernel reads and writes
+ * them, so a bad pointer is its EFAULT): the kernel's limits are set as
+ * asked, then ufd's room is added above the soft limit again; *old_rl has
+ * the application's soft limit.  Backing descriptors now in the way are
+ * the caller's to move (placement_misplaced).  Returns 0 or the kernel's
+ * -errno.  Table lock held.
+ */
+int placement_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl);
+
+/*
+ * Around an exec: before (1), the kernel's soft limit back to the
+ * application's, for the new program; after a failed exec (0), raised
+ * again.  Table lock held.
+ */
+void placement_exec(int before);
+
+#endif /* UFD_PLACEMENT_H */
