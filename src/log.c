@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "sys.h"
 
 int ufd_log_on;
@@ -113,7 +114,7 @@ void ufd_log_line(const char *fmt, ...)
 
 void ufd_log_init(void)
 {
-	const char *s = getenv("UFD_LOG");
+	const char *s = ufd_env("UFD_LOG");
 	size_t dir_len = 0;
 	int fd;
 

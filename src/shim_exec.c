@@ -28,6 +28,7 @@
 #include <sys/auxv.h>
 #include <sys/wait.h>
 
+#include "env.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -82,11 +83,12 @@ void ufd_exec_init(void)
 	s = getenv(PRELOAD_VAR);
 	preloaded = s && lists_ufd(s);
 	inherit = ufd_setting("UFD_INHERIT", one_zero, 2) == 0;
-	s = getenv(HANDOFF_VAR);
-	if (s) {
+	if (getenv(HANDOFF_VAR)) {
 		/* A setuid or file-capability program does not take
-		 * descriptors from its (untrusted) environment. */
-		if (!getauxval(AT_SECURE))
+		 * descriptors from its (untrusted) environment: ufd_env says
+		 * NULL there.  Removed either way. */
+		s = ufd_env(HANDOFF_VAR);
+		if (s)
 			vfd_exec_inherit(s);
 		unsetenv(HANDOFF_VAR);
 	}

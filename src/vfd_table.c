@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "log.h"
 #include "sys.h"
 
@@ -164,7 +165,7 @@ static uint64_t kernel_seed(void)
  * is reported and a kernel seed used instead. */
 static uint64_t initial_seed(void)
 {
-	const char *s = getenv("UFD_SEED");
+	const char *s = ufd_env("UFD_SEED");
 	char *end;
 	unsigned long long v;
 
