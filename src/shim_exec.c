@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 
 #include "env.h"
+#include "log.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -273,6 +274,7 @@ static void exec_env_done(struct exec_env *x)
 		int r_ = exec_env_make(&x_, (envp_expr), 0, &env_);    \
 		if (r_ < 0)                                            \
 			return ufd_ret(r_);                            \
+		ufd_log_flush_held();                                  \
 		r_ = (call);                                           \
 		exec_env_done(&x_);                                    \
 		return r_;                                             \
