@@ -14,6 +14,22 @@
  * have wanted at that instant; and a dup2 onto that number by another
  * thread at that instant would have the line written into its file and
  * then closed.  A debugging aid's price, in threaded programs only.
+ *
+ * The file must be a regular file, checked with fstat after each open:
+ * a FIFO or a device could block (O_NONBLOCK keeps the open itself from
+ * waiting for a FIFO's reader) or raise SIGPIPE when a reader goes away,
+ * and writing to a regular file does neither.  The last component is not
+ * followed if it is a symbolic link (O_NOFOLLOW).
+ *
+ * Lines are never written with ufd's table lock held (a write can take a
+ * while, and every other thread's table change would wait): vfd_table's
+ * lock and unlock call ufd_log_hold and ufd_log_release, and a line this
+ * thread (or a signal handler that interrupted it) makes in between goes
+ * into a per-thread buffer that the release writes, once the lock is
+ * free.  The buffer is reserved with compare-and-swap on a thread-local
+ * counter, so a handler's line cannot tear the line it interrupted; it is
+ * bounded, and lines that do not fit are counted and reported in their
+ * place.
  */
 #include "log.h"
 
@@ -24,9 +40,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "sys.h"
 
 int ufd_log_on;
@@ -60,22 +78,159 @@ static void put_num(struct line *l, unsigned long n, int negative)
 		l->buf[l->len++] = *d;
 }
 
-static int open_log(void)
+/* Open the log for one line: the descriptor, -errno, or -EINVAL (closed
+ * again) if it is not a regular file, with its kind in *st. */
+static int open_log(struct stat *st)
 {
-	return (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)log_path,
-			     O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY,
-			     0644, 0, 0);
+	int fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)log_path,
+			       O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+				       O_NONBLOCK | O_NOFOLLOW,
+			       0644, 0, 0);
+
+	if (fd < 0)
+		return fd;
+	if (ufd_sys_fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		ufd_sys_close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+static void write_log(const char *buf, size_t len)
+{
+	struct stat st;
+	int fd = open_log(&st);
+
+	if (fd >= 0) {
+		ufd_sys6(SYS_write, fd, (long)buf, (long)len, 0, 0, 0);
+		ufd_sys_close(fd);
+	}
+}
+
+/* ---- holding lines while the table lock is held ---- */
+
+#define TLS_IE __attribute__((tls_model("initial-exec")))
+#define HELD_MAX 2048
+
+static __thread unsigned held_depth TLS_IE;  /* ufd_log_hold calls not released */
+static __thread unsigned held_len TLS_IE;    /* bytes reserved in held_buf */
+static __thread unsigned held_lost TLS_IE;   /* lines that did not fit */
+static __thread int held_flushing TLS_IE;    /* a release is writing held_buf */
+static __thread char held_buf[HELD_MAX] TLS_IE;
+
+void ufd_log_hold(void)
+{
+	__atomic_add_fetch(&held_depth, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Add a line to this thread's held lines; 0, or -1 if it does not fit. */
+static int hold_line(const char *buf, size_t len)
+{
+	unsigned at = __atomic_load_n(&held_len, __ATOMIC_RELAXED);
+
+	do {
+		if (at + len > HELD_MAX) {
+			__atomic_add_fetch(&held_lost, 1, __ATOMIC_RELAXED);
+			return -1;
+		}
+	} while (!__atomic_compare_exchange_n(&held_len, &at, at + (unsigned)len, 0,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	/* [at, at + len) is this line's: a handler that interrupts the copy
+	 * reserves after it. */
+	__builtin_memcpy(held_buf + at, buf, len);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 0;
+}
+
+static void lost_line(unsigned lost);
+
+/* Write the held lines; this thread holds no table lock. */
+static void flush_held(void)
+{
+	unsigned done = 0, len, lost;
+
+	if (__atomic_load_n(&held_flushing, __ATOMIC_RELAXED))
+		return; /* a handler inside a flush: the flush writes ours too */
+	__atomic_store_n(&held_flushing, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	for (;;) {
+		len = __atomic_load_n(&held_len, __ATOMIC_RELAXED);
+		if (done < len) {
+			write_log(held_buf + done, len - done);
+			done = len;
+			continue;
+		}
+		lost = __atomic_exchange_n(&held_lost, 0, __ATOMIC_RELAXED);
+		if (lost)
+			lost_line(lost);
+		if (!__atomic_compare_exchange_n(&held_len, &len, 0, 0, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue; /* a handler's line came meanwhile */
+		done = 0;
+		__atomic_store_n(&held_flushing, 0, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* A handler between the reset and here left its line (it saw
+		 * a flush under way): take it too. */
+		if (!__atomic_load_n(&held_len, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&held_lost, __ATOMIC_RELAXED))
+			return;
+		__atomic_store_n(&held_flushing, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+}
+
+void ufd_log_release(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_sub_fetch(&held_depth, 1, __ATOMIC_RELAXED) == 0 && ufd_log_on &&
+	    (__atomic_load_n(&held_len, __ATOMIC_RELAXED) ||
+	     __atomic_load_n(&held_lost, __ATOMIC_RELAXED)))
+		flush_held();
+}
+
+void ufd_log_flush_held(void)
+{
+	if (ufd_log_on)
+		flush_held();
+}
+
+void ufd_log_fork_child(int released)
+{
+	/* The parent writes what was held; the child's lock is reset. */
+	held_len = 0;
+	held_lost = 0;
+	held_flushing = 0;
+	if (released)
+		held_depth = 0;
+}
+
+/* Start a line: "ufd[PID] ". */
+static void line_start(struct line *l)
+{
+	put_str(l, "ufd[");
+	put_num(l, (unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0), 0);
+	put_str(l, "] ");
+}
+
+static void lost_line(unsigned lost)
+{
+	struct line l = { .len = 0 };
+
+	line_start(&l);
+	put_num(&l, lost, 0);
+	put_str(&l, " log lines lost: the per-thread buffer for lines made "
+		    "while the table lock is held was full\n");
+	write_log(l.buf, l.len);
 }
 
 void ufd_log_line(const char *fmt, ...)
 {
 	struct line l = { .len = 0 };
-	int saved = errno, fd;
+	int saved = errno;
 	va_list ap;
 
-	put_str(&l, "ufd[");
-	put_num(&l, (unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0), 0);
-	put_str(&l, "] ");
+	line_start(&l);
 	va_start(ap, fmt);
 	for (const char *p = fmt; *p && l.len < sizeof(l.buf) - 1; p++) {
 		if (*p != '%' || !p[1]) {
@@ -103,18 +258,18 @@ void ufd_log_line(const char *fmt, ...)
 	va_end(ap);
 	l.buf[l.len++] = '\n';
 
-	fd = open_log();
-	if (fd >= 0) {
-		ufd_sys6(SYS_write, fd, (long)l.buf, (long)l.len, 0, 0, 0);
-		ufd_sys_close(fd);
-	}
+	if (__atomic_load_n(&held_depth, __ATOMIC_RELAXED))
+		hold_line(l.buf, l.len);
+	else
+		write_log(l.buf, l.len);
 	errno = saved;
 }
 
 void ufd_log_init(void)
 {
-	const char *s = getenv("UFD_LOG");
+	const char *s = ufd_env("UFD_LOG");
 	size_t dir_len = 0;
+	struct stat st;
 	int fd;
 
 	if (!s || !*s)
@@ -138,7 +293,24 @@ void ufd_log_init(void)
 		return;
 	}
 	strcpy(log_path + dir_len, s);
-	fd = open_log();
+	fd = open_log(&st);
+	if (fd == -EINVAL || fd == -ELOOP || fd == -ENXIO) {
+		/* Not a regular file: say what it is.  ELOOP is O_NOFOLLOW's
+		 * answer for a symbolic link, ENXIO O_NONBLOCK's for a FIFO
+		 * without a reader. */
+		if (fd != -EINVAL &&
+		    ufd_sys6(SYS_newfstatat, AT_FDCWD, (long)log_path, (long)&st,
+			     AT_SYMLINK_NOFOLLOW, 0, 0) < 0)
+			st.st_mode = 0;
+		fprintf(stderr, "ufd: UFD_LOG=\"%s\": not a regular file (%s); "
+			"not logging\n", s,
+			S_ISLNK(st.st_mode) ? "a symbolic link, not followed" :
+			S_ISFIFO(st.st_mode) ? "a FIFO" :
+			S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
+			S_ISSOCK(st.st_mode) ? "a socket" :
+			S_ISDIR(st.st_mode) ? "a directory" : strerror(-fd));
+		return;
+	}
 	if (fd < 0) {
 		fprintf(stderr, "ufd: UFD_LOG=\"%s\": cannot open for appending "
 			"(%s); not logging\n", s, strerror(-fd));

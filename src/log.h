@@ -14,13 +14,35 @@
 extern int ufd_log_on;
 
 /* Read UFD_LOG (from the constructor).  A path that cannot be opened for
- * appending gets a message on stderr, and no log. */
+ * appending, or is not a regular file, gets a message on stderr, and no
+ * log. */
 void ufd_log_init(void);
 
 /* Append "ufd[PID] " and fmt to the log as one line, with one write().
  * fmt knows %d, %u, %s and %%, nothing else (it is not printf: no
  * locale, no allocation, safe in a signal handler). */
 void ufd_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Lines are never written with the table lock held.  vfd_table.c calls
+ * ufd_log_hold before it takes the lock and ufd_log_release after it has
+ * let it go (and on the way out when it cannot take it): lines this
+ * thread makes in between, also from a signal handler, wait in a small
+ * per-thread buffer and are written by the release.  Holds nest.
+ * Async-signal-safe and lock-free.
+ */
+void ufd_log_hold(void);
+void ufd_log_release(void);
+
+/* Write this thread's held lines now, lock or not: only for exec, which
+ * holds the table lock through the exec itself and, when it succeeds,
+ * never comes back to release it (the other threads wait for the exec
+ * anyway). */
+void ufd_log_flush_held(void);
+
+/* In a fork child: forget the held lines (the parent writes them); if
+ * released, the child's table lock was reset, so is the hold. */
+void ufd_log_fork_child(int released);
 
 #define UFD_LOG(...)                                       \
 	do {                                               \

@@ -16,7 +16,9 @@
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/auxv.h>
 
+#include "env.h"
 #include "log.h"
 #include "sys.h"
 #include "vfd_table.h"
@@ -154,7 +156,7 @@ void fcntl_raw_clear_cloexec(int fd)
 
 int ufd_setting(const char *name, const char *const *values, int n)
 {
-	const char *s = getenv(name);
+	const char *s = ufd_env(name);
 
 	if (!s || !*s)
 		return 0;
@@ -273,7 +275,7 @@ static int exclude_range(const char *item)
 
 static void read_exclude(void)
 {
-	const char *s = getenv("UFD_EXCLUDE"), *p, *why = NULL;
+	const char *s = ufd_env("UFD_EXCLUDE"), *p, *why = NULL;
 	char item[64];
 
 	if (!s || !*s)
@@ -321,11 +323,56 @@ int ufd_excluded(int fd, enum ufd_call call)
 	return 0;
 }
 
+extern char **environ;
+
+/*
+ * In a secure-execution program (see env.h): ufd_env ignores every UFD_*
+ * setting; say so once, on one line, if any is set (UFD_HANDOFF is ufd's
+ * own hand-off, not a setting: shim_exec.c drops it silently, as
+ * before), and remove them all, so that the program's children, which
+ * may run with its privileges but without AT_SECURE, do not get them
+ * either.  No file is opened for a setting.
+ */
+static void secure_settings(void)
+{
+	char msg[256] = "ufd: secure-execution program: ignoring";
+	size_t len = strlen(msg);
+	int found = 0;
+
+	if (!getauxval(AT_SECURE))
+		return;
+	for (char **e = environ; e && *e;) {
+		size_t n = strcspn(*e, "=");
+		char name[64];
+
+		if (strncmp(*e, "UFD_", 4) || (*e)[n] != '=' || n >= sizeof(name) ||
+		    !strncmp(*e, "UFD_HANDOFF=", 12)) {
+			e++;
+			continue;
+		}
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		if (len + n + 8 < sizeof(msg))
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s %s",
+						found ? "," : "", name);
+		found = 1;
+		unsetenv(name); /* moves the rest down: *e is the next one */
+	}
+	if (!found)
+		return;
+	len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+				"%s (removed from the environment)\n",
+				len + 8 < sizeof(msg) ? "" : " ...");
+	ufd_sys6(SYS_write, 2, (long)msg, (long)(len < sizeof(msg) ? len : sizeof(msg) - 1),
+		 0, 0, 0);
+}
+
 static void read_settings(void)
 {
 	static const char *const zero_one[] = { "0", "1" };
 	static const char *const modes[] = { "transparent", "all" };
 
+	secure_settings();
 	ufd_log_init();
 	ufd_default_cloexec = ufd_setting("UFD_CLOEXEC", zero_one, 2);
 	ufd_mode_all = ufd_setting("UFD_MODE", modes, 2);

@@ -28,6 +28,8 @@
 #include <sys/auxv.h>
 #include <sys/wait.h>
 
+#include "env.h"
+#include "log.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -56,14 +58,6 @@ static int lists_ufd(const char *value)
 	return 0;
 }
 
-/* Does environment entry e name variable var? */
-static int is_var(const char *e, const char *var)
-{
-	size_t n = strlen(var);
-
-	return strncmp(e, var, n) == 0 && e[n] == '=';
-}
-
 void ufd_exec_init(void)
 {
 	static const char *const one_zero[] = { "1", "0" };
@@ -82,11 +76,12 @@ void ufd_exec_init(void)
 	s = getenv(PRELOAD_VAR);
 	preloaded = s && lists_ufd(s);
 	inherit = ufd_setting("UFD_INHERIT", one_zero, 2) == 0;
-	s = getenv(HANDOFF_VAR);
-	if (s) {
+	if (getenv(HANDOFF_VAR)) {
 		/* A setuid or file-capability program does not take
-		 * descriptors from its (untrusted) environment. */
-		if (!getauxval(AT_SECURE))
+		 * descriptors from its (untrusted) environment: ufd_env says
+		 * NULL there.  Removed either way. */
+		s = ufd_env(HANDOFF_VAR);
+		if (s)
 			vfd_exec_inherit(s);
 		unsetenv(HANDOFF_VAR);
 	}
@@ -101,24 +96,106 @@ struct exec_env {
 };
 
 /*
+ * Where ufd reads exec arguments.  Only here, in exec_env_make: the envp
+ * array of execve, execvpe, fexecve, execveat, execle, posix_spawn and
+ * posix_spawnp, and environ for execv, execvp, execl, execlp, system and
+ * popen; of each entry its first bytes (is it LD_PRELOAD or UFD_HANDOFF?),
+ * and the whole of the LD_PRELOAD value.  Every such read goes through
+ * ufd_sys_read_self, which cannot fault: where it fails, the caller's
+ * pointers go on to the kernel untouched, and the kernel answers EFAULT
+ * itself (posix_spawn returns it), as without ufd.  argv is never read,
+ * nor the strings of other entries; the variadic arguments of
+ * execl/execlp/execle are the caller's own stack (va_arg, as glibc's
+ * do); the path goes through ufd_path, as every path does (README,
+ * "Known differences").
+ */
+
+/* envp[i] into *e.  0, or -EFAULT. */
+static int env_entry(char *const envp[], size_t i, char **e)
+{
+	return ufd_sys_read_self(e, &envp[i], sizeof(*e)) == (long)sizeof(*e) ? 0 : -EFAULT;
+}
+
+enum { ENV_OTHER, ENV_PRELOAD, ENV_HANDOFF };
+
+/* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
+ * its first bytes; -EFAULT if they cannot be read up to its end. */
+static int env_kind(const char *e)
+{
+	char head[sizeof(HANDOFF_VAR "=")];
+	long n = ufd_sys_read_self(head, e, sizeof(head));
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < sizeof(head) && !memchr(head, '\0', (size_t)n))
+		return -EFAULT; /* it goes on into unreadable memory */
+	if ((size_t)n >= strlen(PRELOAD_VAR "=") &&
+	    !memcmp(head, PRELOAD_VAR "=", strlen(PRELOAD_VAR "=")))
+		return ENV_PRELOAD;
+	if ((size_t)n >= strlen(HANDOFF_VAR "=") &&
+	    !memcmp(head, HANDOFF_VAR "=", strlen(HANDOFF_VAR "=")))
+		return ENV_HANDOFF;
+	return ENV_OTHER;
+}
+
+/* strlen(s), or -EFAULT if s does not end in readable memory. */
+static long env_strlen(const char *s)
+{
+	char chunk[256];
+	size_t len = 0;
+
+	for (;;) {
+		long n = ufd_sys_read_self(chunk, s + len, sizeof(chunk));
+		char *nul;
+
+		if (n < 0)
+			return n;
+		nul = memchr(chunk, '\0', (size_t)n);
+		if (nul)
+			return (long)(len + (size_t)(nul - chunk));
+		if ((size_t)n < sizeof(chunk))
+			return -EFAULT;
+		len += (size_t)n;
+	}
+}
+
+/*
  * Make the environment for an exec (spawn: the exec of a new child, from
  * posix_spawn, system or popen) from the caller's envp: the hand-off
  * (if any virtual descriptor or mark survives), LD_PRELOAD with ufd added
  * (if ufd was preloaded or descriptors are handed off), any stale
- * UFD_HANDOFF dropped.  *out is envp itself when nothing changes.  Returns
- * 0 or -errno (ENOMEM; EMFILE for a long hand-off's memfd); on success
- * exec_env_done must follow.
+ * UFD_HANDOFF dropped.  *out is envp itself when nothing changes, and
+ * when envp cannot be read (above: the exec then fails with the kernel's
+ * EFAULT, nothing handed off).  Returns 0 or -errno (ENOMEM; EMFILE for a
+ * long hand-off's memfd); on success exec_env_done must follow.
  */
 static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 			 char ***out)
 {
+	const size_t preload_name = strlen(PRELOAD_VAR "=");
 	const char *preload = NULL;
-	size_t n = 0, i, k = 0, preload_len = 0;
-	int handing_off, add_ufd, stale = 0, err;
-	char **v, *text;
+	size_t n = 0, i, k = 0, text_len = 0;
+	long value_len = 0;
+	int handing_off, add_ufd, stale = 0, err, kind;
+	char **v, *text, *e;
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
+	/* Read first, before anything is locked or made inheritable. */
+	for (n = 0; envp; n++) {
+		if (env_entry(envp, n, &e) < 0)
+			return 0;
+		if (!e)
+			break;
+		if ((kind = env_kind(e)) < 0)
+			return 0;
+		if (kind == ENV_PRELOAD)
+			preload = e;
+		stale |= kind == ENV_HANDOFF;
+	}
+	if (preload && (value_len = env_strlen(preload + preload_name)) < 0)
+		return 0;
+
 	/* Also without UFD_INHERIT: the table locked and the application's
 	 * RLIMIT_NOFILE for the exec, and no virtual descriptor kept. */
 	err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn, inherit);
@@ -128,20 +205,12 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	handing_off = inherit && x->handoff &&
 		      x->handoff[strlen(x->handoff) - 1] != ';';
 	add_ufd = inherit && (preloaded || handing_off) && self_path[0];
-	for (n = 0; envp && envp[n]; n++) {
-		if (is_var(envp[n], PRELOAD_VAR))
-			preload = envp[n] + strlen(PRELOAD_VAR "=");
-		stale |= is_var(envp[n], HANDOFF_VAR);
-	}
-	if (preload && lists_ufd(preload))
-		add_ufd = 0;
 	if (!handing_off && !add_ufd && !stale)
 		return 0;
 
-	if (add_ufd)
-		preload_len = strlen(PRELOAD_VAR "=") + (preload ? strlen(preload) + 1 : 0) +
-			      strlen(self_path) + 1;
-	x->envp_len = (n + 3) * sizeof(char *) + preload_len;
+	/* "LD_PRELOAD=<value> <self_path>" */
+	text_len = preload_name + (size_t)value_len + 1 + strlen(self_path) + 1;
+	x->envp_len = (n + 3) * sizeof(char *) + text_len;
 	v = ufd_sys_mmap(NULL, x->envp_len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ufd_sys_is_error((long)v)) {
@@ -151,21 +220,44 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	}
 	x->envp = v;
 	text = (char *)(v + n + 3);
+	memcpy(text, PRELOAD_VAR "=", preload_name);
+	if (preload && ufd_sys_read_self(text + preload_name, preload + preload_name,
+					 (size_t)value_len) != value_len)
+		goto unreadable;
+	text[preload_name + (size_t)value_len] = '\0';
+	if (preload && lists_ufd(text + preload_name))
+		add_ufd = 0;
+	if (!handing_off && !add_ufd && !stale) {
+		ufd_sys_munmap(x->envp, x->envp_len);
+		x->envp = NULL;
+		return 0;
+	}
 	if (add_ufd) {
 		/* After the caller's own preloads: an ASan runtime must stay
 		 * first. */
-		sprintf(text, "%s=%s%s%s", PRELOAD_VAR, preload ? preload : "",
-			preload ? " " : "", self_path);
+		char *end = text + preload_name + value_len;
+
+		if (preload)
+			*end++ = ' ';
+		strcpy(end, self_path);
 		v[k++] = text;
 	}
-	for (i = 0; i < n; i++)
-		if (!is_var(envp[i], HANDOFF_VAR) &&
-		    !(add_ufd && is_var(envp[i], PRELOAD_VAR)))
-			v[k++] = envp[i];
+	for (i = 0; i < n; i++) {
+		if (env_entry(envp, i, &e) < 0 || !e || (kind = env_kind(e)) < 0)
+			goto unreadable; /* changed meanwhile by another thread */
+		if (kind != ENV_HANDOFF && !(add_ufd && kind == ENV_PRELOAD))
+			v[k++] = e;
+	}
 	if (handing_off)
 		v[k++] = x->handoff;
 	v[k] = NULL;
 	*out = v;
+	return 0;
+
+unreadable:
+	ufd_sys_munmap(x->envp, x->envp_len);
+	vfd_exec_done(x->handoff, x->handoff_len);
+	memset(x, 0, sizeof(*x));
 	return 0;
 }
 
@@ -186,6 +278,7 @@ static void exec_env_done(struct exec_env *x)
 		int r_ = exec_env_make(&x_, (envp_expr), 0, &env_);    \
 		if (r_ < 0)                                            \
 			return ufd_ret(r_);                            \
+		ufd_log_flush_held();                                  \
 		r_ = (call);                                           \
 		exec_env_done(&x_);                                    \
 		return r_;                                             \
@@ -293,16 +386,26 @@ UFD_PUBLIC int execle(const char *path, const char *arg, ...)
 		return r_;                                             \
 	} while (0)
 
-UFD_PUBLIC int posix_spawn(pid_t *pid, const char *path,
-			   const posix_spawn_file_actions_t *actions,
-			   const posix_spawnattr_t *attr, char *const argv[],
-			   char *const envp[])
+/* posix_spawn's body, also system's: called directly, not through the
+ * exported symbol, which another interposer (a sanitizer's, which reads
+ * envp itself) may have taken, as glibc's system calls its own. */
+static int spawn(pid_t *pid, const char *path,
+		 const posix_spawn_file_actions_t *actions,
+		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	char path_buf[ufd_path_size(path)];
 
 	path = ufd_path(path, path_buf, sizeof(path_buf));
 	WITH_SPAWN_ENV(envp, UFD_REAL(posix_spawn)(pid, path, actions, attr,
 						   argv, env_));
+}
+
+UFD_PUBLIC int posix_spawn(pid_t *pid, const char *path,
+			   const posix_spawn_file_actions_t *actions,
+			   const posix_spawnattr_t *attr, char *const argv[],
+			   char *const envp[])
+{
+	return spawn(pid, path, actions, attr, argv, envp);
 }
 
 UFD_PUBLIC int posix_spawnp(pid_t *pid, const char *file,
@@ -375,7 +478,7 @@ UFD_PUBLIC int system(const char *command)
 	posix_spawnattr_setsigdefault(&attr, &dflt);
 	posix_spawnattr_setsigmask(&attr, &omask);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	r = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	r = spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
 	posix_spawnattr_destroy(&attr);
 
 	if (r == 0) {

@@ -13,6 +13,7 @@
 #ifndef UFD_SYS_H
 #define UFD_SYS_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <sys/syscall.h>
 
@@ -96,6 +97,57 @@ static inline int ufd_sys_fstat(int fd, struct stat *st)
 static inline int ufd_sys_is_error(long ret)
 {
 	return (unsigned long)ret > -4096UL;
+}
+
+/*
+ * Copy up to len bytes of this process's own memory at src to dst without
+ * ever faulting: through the kernel (process_vm_readv on the process
+ * itself, which the kernel always allows), so that an unmapped or
+ * PROT_NONE address is an error, not a SIGSEGV in ufd.  For memory the
+ * application passes and ufd must read before the kernel does, where the
+ * kernel would answer EFAULT: the exec environment (shim_exec.c).
+ *
+ * Reads in pieces that never cross a 4 KiB boundary (every page size is a
+ * multiple of it), so it stops exactly at the first unreadable page.
+ * Returns the number of bytes copied (fewer than len if it stopped), or
+ * -EFAULT if not even the first byte can be read.  Where the kernel has no
+ * process_vm_readv (ENOSYS, before Linux 3.2) or a seccomp filter refuses
+ * it (EPERM), it copies directly, as a plain read would: a bad address
+ * then faults here.
+ */
+struct ufd_iovec {
+	const void *base;
+	size_t len;
+};
+
+static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
+{
+	size_t done = 0;
+	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+
+	while (done < len) {
+		unsigned long at = (unsigned long)src + done;
+		size_t piece = 4096 - (at & 4095);
+		struct ufd_iovec local, remote;
+		long r;
+
+		if (piece > len - done)
+			piece = len - done;
+		local.base = (char *)dst + done;
+		local.len = piece;
+		remote.base = (const void *)at;
+		remote.len = piece;
+		r = ufd_sys6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote,
+			     1, 0);
+		if (r == -ENOSYS || r == -EPERM) {
+			__builtin_memcpy((char *)dst + done, (const void *)at, len - done);
+			return (long)len;
+		}
+		if (r != (long)piece)
+			break;
+		done += piece;
+	}
+	return done ? (long)done : -EFAULT;
 }
 
 /* n in decimal at p (at most 20 characters, no NUL); returns the end.

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "env.h"
 #include "log.h"
 #include "placement.h"
 #include "sys.h"
@@ -94,10 +95,14 @@ static int lock_table(void)
 {
 	uint32_t me = my_tid(), c = 0;
 
+	/* Before the lock is taken, so that no line is written while held. */
+	ufd_log_hold();
 	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED)) {
-		if ((c & ~LOCK_WAITERS) == me)
+		if ((c & ~LOCK_WAITERS) == me) {
+			ufd_log_release();
 			return -EBUSY;
+		}
 		for (;;) {
 			if (c == 0) {
 				/* Taken after waiting: others may wait too. */
@@ -129,6 +134,7 @@ static void unlock_table(void)
 	drain_pending();
 	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) & LOCK_WAITERS)
 		futex(&table_lock, FUTEX_WAKE, 1);
+	ufd_log_release(); /* writes the lines held meanwhile */
 }
 
 /* ---- seeding ---- */
@@ -152,7 +158,7 @@ static uint64_t kernel_seed(void)
  * is reported and a kernel seed used instead. */
 static uint64_t initial_seed(void)
 {
-	const char *s = getenv("UFD_SEED");
+	const char *s = ufd_env("UFD_SEED");
 	char *end;
 	unsigned long long v;
 
@@ -1340,6 +1346,7 @@ static void fork_child(void)
 	int64_t idx;
 
 	tid_cache = 0;
+	ufd_log_fork_child(fork_locked);
 	if (!fork_locked) {
 		/* fork from a handler that interrupted this thread inside the
 		 * lock: the interrupted change resumes here too and unlocks.

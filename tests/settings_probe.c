@@ -6,7 +6,8 @@
  *   settings_probe events FILE   makes each event UFD_LOG records: a
  *                                virtual descriptor made and closed, a
  *                                select() on it refused, a close() of its
- *                                backing descriptor refused, and an exec
+ *                                backing descriptor refused, a dup2 onto
+ *                                one that moves it, and an exec
  *                                that hands one off to "settings_probe
  *                                check FD"
  *   settings_probe check FD      exits 0 if FD is open
@@ -55,6 +56,10 @@ static int events(const char *file, const char *self)
 	kept = dup2(fd, (int)FD_UNSEQ_ALLOC);
 	if (kept < 0)
 		die("dup2(FD_UNSEQ_ALLOC)");
+	/* A dup2 onto a backing number moves the backing descriptor, under
+	 * the table lock (the log line waits for the unlock). */
+	if (dup2(fd, backing_fd(kept)) < 0)
+		die("dup2 onto a backing descriptor");
 	snprintf(arg, sizeof(arg), "%d", kept);
 	execl(self, self, "check", arg, (char *)NULL);
 	die("execl");

@@ -15,7 +15,11 @@
  *                  well-formed one, UFD_HANDOFF gone from the environment
  *   --secure       (a separate run) a setgid copy of the helper, which the
  *                  kernel starts in secure-execution mode (AT_SECURE),
- *                  ignores UFD_HANDOFF; exit 77 where that cannot be set up
+ *                  ignores UFD_HANDOFF and every other UFD_* setting
+ *                  (UFD_LOG creates and opens no file, UFD_MODE,
+ *                  UFD_CLOEXEC, UFD_EXCLUDE, UFD_SEED, UFD_INHERIT have no
+ *                  effect, at most one line on stderr); exit 77 where that
+ *                  cannot be set up
  *   kb_truncated   (a known bug, run alone as an expected failure) a
  *                  hand-off without its final comma is read past its end,
  *                  into the next environment string
@@ -523,6 +527,81 @@ static int copy_setgid(const char *from, const char *dir, char *to, size_t size)
 	return 0;
 }
 
+/* Lines of s that start with "ufd:". */
+static int ufd_lines(const char *s)
+{
+	int n = 0;
+
+	for (const char *p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += !strncmp(p, "ufd:", 4);
+	return n;
+}
+
+/*
+ * The settings in a secure-mode program: every one is ignored.  UFD_LOG
+ * names a file that must not appear and one that must stay as it was;
+ * the helper checks that open() gives a plain real descriptor (UFD_MODE,
+ * UFD_CLOEXEC), prints two numbers drawn under UFD_SEED=1 (which must
+ * differ between two runs), and finally hands a virtual descriptor's
+ * backing on to its exec'd self (UFD_INHERIT=0 would close it).  Returns
+ * the number of failures.
+ */
+static int secure_settings(const char *linked, const char *dir)
+{
+	char log_new[PATH_MAX], log_old[PATH_MAX], e_new[PATH_MAX + 16],
+		allocs[2][64] = { "", "" };
+	const char *env[] = { e_new, "UFD_MODE=all", "UFD_CLOEXEC=1",
+			      "UFD_EXCLUDE=not-a-call", "UFD_SEED=1", "UFD_INHERIT=0",
+			      "PATH=/usr/bin:/bin", NULL };
+	struct stat st;
+	int failed = 0, fd;
+
+	snprintf(log_new, sizeof(log_new), "%s/created.log", dir);
+	snprintf(log_old, sizeof(log_old), "%s/existing.log", dir);
+	fd = open(log_old, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	require(fd >= 0 && write(fd, "x\n", 2) == 2 && close(fd) == 0);
+	for (int run = 0; run < 2; run++) {
+		struct result r;
+		const char *a;
+
+		snprintf(e_new, sizeof(e_new), "UFD_LOG=%s", run ? log_old : log_new);
+		launch(linked, "", 0, 0, env, 0,
+		       (const char *const[]){ "secure", "ufd", "plain-open", "alloc",
+					      "alloc", "inherit", NULL },
+		       &r);
+		if (!WIFEXITED(r.status) || WEXITSTATUS(r.status) != 0) {
+			printf("FAIL: settings in secure mode (run %d):\n%s\n%s", run,
+			       r.out.s, r.err.s);
+			failed++;
+		}
+		if (ufd_lines(r.err.s) > 1) {
+			printf("FAIL: more than one line from ufd on stderr:\n%s", r.err.s);
+			failed++;
+		}
+		a = strstr(r.out.s, "alloc ");
+		snprintf(allocs[run], sizeof(allocs[run]), "%.40s", a ? a : "none");
+		free_result(&r);
+	}
+	if (lstat(log_new, &st) == 0) {
+		printf("FAIL: UFD_LOG created %s in a secure-mode program\n", log_new);
+		failed++;
+	}
+	if (stat(log_old, &st) != 0 || st.st_size != 2) {
+		printf("FAIL: UFD_LOG wrote to %s in a secure-mode program\n", log_old);
+		failed++;
+	}
+	if (!strcmp(allocs[0], allocs[1])) {
+		printf("FAIL: UFD_SEED=1 drew the same numbers twice (%s)\n", allocs[0]);
+		failed++;
+	}
+	unlink(log_new);
+	unlink(log_old);
+	if (!failed)
+		printf("PASS: a secure-mode program ignores UFD_LOG, UFD_MODE, "
+		       "UFD_CLOEXEC, UFD_EXCLUDE, UFD_SEED, UFD_INHERIT\n");
+	return failed;
+}
+
 static int secure_run(void)
 {
 	static const char *const env[] = { "UFD_HANDOFF=%s", "PATH=/usr/bin:/bin", NULL };
@@ -570,6 +649,7 @@ static int secure_run(void)
 			       "without virtual descriptors\n");
 		}
 		free_result(&r);
+		failed |= secure_settings(linked, dir) != 0;
 	}
 	unlink(linked);
 	unlink(plain);

@@ -111,6 +111,13 @@ static int env_has_handoff(void)
  *   secure                 this process runs in secure mode (AT_SECURE)
  *   ufd                    libufd.so is loaded
  *   noufd-ok               the rest holds without ufd loaded (secure mode)
+ *   plain-open             open() gives a real descriptor without
+ *                          close-on-exec (UFD_MODE and UFD_CLOEXEC not in
+ *                          force)
+ *   alloc                  print "alloc N", N from dup2(0, FD_UNSEQ_ALLOC)
+ *   inherit                (last) make an inheritable virtual descriptor
+ *                          and exec this program to check that its backing
+ *                          descriptor was passed on (UFD_INHERIT not 0)
  */
 /* Spec "nomemfd": no descriptor left open on the memfd that a long
  * hand-off comes in. */
@@ -149,6 +156,39 @@ static void check_spec(const char *spec)
 	}
 	if (!strcmp(spec, "ufd")) {
 		need_ufd();
+		return;
+	}
+	if (!strcmp(spec, "plain-open")) {
+		int fd = open("/dev/null", O_RDONLY);
+
+		if (fd < 0 || fd >= (int)FD_UNSEQ_BASE || fcntl(fd, F_GETFD) != 0)
+			fail("open() = %d, F_GETFD %d: not a plain real descriptor",
+			     fd, fcntl(fd, F_GETFD));
+		close(fd);
+		return;
+	}
+	if (!strcmp(spec, "alloc")) {
+		int v = dup2(0, FD_UNSEQ_ALLOC);
+
+		printf("alloc %d\n", v);
+		close(v);
+		return;
+	}
+	if (!strcmp(spec, "inherit")) {
+		char k[32];
+		int fd = open("/dev/null", O_RDONLY), v;
+
+		if (!need_ufd())
+			return;
+		v = dup2(fd, FD_UNSEQ_ALLOC);
+		close(fd);
+		snprintf(k, sizeof(k), "k:%d", api_backing_fd(v));
+		fflush(stdout);
+		if (failures)
+			exit(1);
+		execl("/proc/self/exe", "ufd_helper", "check", "secure", "ufd", k,
+		      (char *)NULL);
+		fail("execl /proc/self/exe: %s", strerror(errno));
 		return;
 	}
 	if (!strcmp(spec, "nomemfd")) {

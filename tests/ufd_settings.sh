@@ -38,6 +38,46 @@ bad=$(grep -Ecv '^ufd\[[0-9]+\] [a-z]' "$log")
 # The pid is the process's: the probe and its exec'd self share one.
 [ "$(sed 's/ .*//' "$log" | sort -u | wc -l)" -eq 1 ] || fail "more than one pid for one process"
 
+expect "^ufd\[[0-9]+\] moved the backing of $vfd from [0-9]+ to [0-9]+: the application replaces [0-9]+$"
+
+# No line is written with the table lock held: the line about a moved
+# backing descriptor, made under the lock, is written after the dup3
+# that ends the locked change (strace shows the order).
+if command -v strace >/dev/null; then
+	rm -f "$tmp/events.log"
+	(cd "$tmp" && LD_PRELOAD=$preload_extra strace -qq -o "$tmp/trace" -e trace=dup3,write \
+		-s 300 "$run" --log events.log -- "$probe" events "$tmp/file") ||
+		fail "probe events under strace: exit $?"
+	moved=$(sed -n 's/.*moved the backing of [0-9]* from \([0-9]*\) to.*/\1/p' "$tmp/events.log")
+	[ -n "$moved" ] || fail "no moved-backing line under strace"
+	dup_at=$(grep -n "^dup3([0-9]*, $moved, " "$tmp/trace" | head -1 | cut -d: -f1)
+	line_at=$(grep -n 'write(.*moved the backing' "$tmp/trace" | head -1 | cut -d: -f1)
+	[ -n "$dup_at" ] && [ -n "$line_at" ] && [ "$line_at" -gt "$dup_at" ] ||
+		fail "the moved-backing line was written with the table lock held (dup3 at line ${dup_at:-?}, write at ${line_at:-?} of the trace)"
+else
+	echo "(strace missing: the lock-held ordering check is skipped)"
+fi
+
+# A FIFO, with or without a reader, a symbolic link: refused with one
+# message, no hang (O_NONBLOCK), no SIGPIPE, the program runs.
+mkfifo "$tmp/fifo" || fail mkfifo
+ln -s "$tmp/file.log" "$tmp/link"
+refused() { # NAME WHAT
+	msg=$(UFD_LOG=$1 LD_PRELOAD=$preload_extra timeout 20 "$run" -- "$probe" numbers "$tmp/file" 2>&1 >/dev/null)
+	status=$?
+	[ $status -eq 0 ] || fail "UFD_LOG=$1: exit $status (124: it hung)"
+	case $msg in
+	*"ufd: UFD_LOG=\"$1\": not a regular file ($2); not logging"*) ;;
+	*) fail "UFD_LOG=$1: '$msg'" ;;
+	esac
+}
+refused "$tmp/fifo" "a FIFO"
+exec 3<>"$tmp/fifo" # a reader (and a writer), for as long as the test runs
+refused "$tmp/fifo" "a FIFO"
+exec 3<&-
+refused "$tmp/link" "a symbolic link, not followed"
+[ ! -e "$tmp/file.log" ] || fail "UFD_LOG followed a symbolic link"
+
 msg=$(UFD_LOG=/nonexistent-dir/x.log under -- "$probe" numbers "$tmp/file" 2>&1 >/dev/null)
 case $msg in
 *'ufd: UFD_LOG="/nonexistent-dir/x.log": cannot open for appending (No such file or directory); not logging'*) ;;
