@@ -62,18 +62,23 @@ extern char **environ;
 
 /* The sizes of the run.  About a second in the plain build. */
 #define CHURNERS 3
-#define CHURN_OPS 4000     /* operations per churning thread */
+#define CHURN_OPS 10000    /* operations per churning thread */
 #define SLOTS 24           /* live descriptors per churning thread, at most */
-#define HANDLER_FDS 48     /* closed by the signal handler, per churner */
-#define FORKS 100
-#define EXECS 24
-#define SPAWNS 24
+#define HANDLER_FDS 200    /* closed by the signal handler, per churner */
+#define FORKS 200
+#define EXECS 40
+#define SPAWNS 40
 #define SYSTEM_THREADS 2   /* at once: system() must restore SIGINT/SIGQUIT */
-#define SYSTEMS 8          /* per system thread */
+#define SYSTEMS 12         /* per system thread */
 
 /* A thread with no progress for this long is stuck (a deadlock): far
  * beyond any run, even under TSan on a loaded machine. */
+#ifndef STALL_SECONDS
 #define STALL_SECONDS 60
+#endif
+
+/* The helper's listing: some 30 bytes per virtual descriptor it has. */
+#define OUT_MAX (64 * 1024)
 
 /* ---- failures ---- */
 
@@ -141,49 +146,49 @@ static void progress(struct worker *w)
 	__atomic_fetch_add(&w->progress, 1, __ATOMIC_RELAXED);
 }
 
-static unsigned long total_progress(void)
-{
-	unsigned long sum = 0;
-
-	for (int i = 0; i < nworkers; i++)
-		sum += __atomic_load_n(&workers[i].progress, __ATOMIC_RELAXED);
-	return sum;
-}
-
-/* Every 100 ms, look at the progress of all threads; after STALL_SECONDS
- * without any, print where each one is, kill the children waited for and
- * abort.  Written with write(2) alone: a stuck thread may hold stdio's
- * lock. */
+/*
+ * Every 100 ms, look at each thread's progress; when one that is not done
+ * has made none for STALL_SECONDS, print where every thread is, kill the
+ * children waited for and abort.  Per thread, since the others may go on
+ * (a thread waiting for a stuck one counts its waiting as progress).
+ * Written with write(2) alone: a stuck thread may hold stdio's lock.
+ */
 static void *watchdog_thread(void *arg)
 {
-	unsigned long last = total_progress();
-	int still = 0;
+	unsigned long last[MAX_WORKERS] = { 0 };
+	int still[MAX_WORKERS] = { 0 }, stuck = -1;
 
 	(void)arg;
 	while (!__atomic_load_n(&all_done, __ATOMIC_ACQUIRE)) {
-		unsigned long now;
-
 		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
-		now = total_progress();
-		still = now == last ? still + 1 : 0;
-		last = now;
-		if (still < STALL_SECONDS * 10)
+		for (int i = 0; i < nworkers; i++) {
+			unsigned long now = __atomic_load_n(&workers[i].progress, __ATOMIC_RELAXED);
+			const char *phase = __atomic_load_n(&workers[i].phase, __ATOMIC_RELAXED);
+
+			still[i] = now == last[i] && strcmp(phase, "done") ? still[i] + 1 : 0;
+			last[i] = now;
+			if (still[i] >= STALL_SECONDS * 10)
+				stuck = i;
+		}
+		if (stuck < 0)
 			continue;
 		for (int i = 0; i < nworkers; i++) {
 			char line[256];
 			struct worker *w = &workers[i];
+			pid_t child = __atomic_load_n(&w->child, __ATOMIC_RELAXED);
 			int n = snprintf(line, sizeof(line),
-					 "watchdog: %s stuck in %s after %lu operations%s\n",
+					 "watchdog: %s in %s after %lu operations%s%s\n",
 					 w->name, __atomic_load_n(&w->phase, __ATOMIC_RELAXED),
 					 __atomic_load_n(&w->progress, __ATOMIC_RELAXED),
-					 w->child ? " (waiting for a child, killed)" : "");
+					 i == stuck ? ", no progress for the bound" : "",
+					 child > 0 ? " (its child killed)" : "");
 
 			if (write(2, line, (size_t)n) < 0)
 				break;
-			if (w->child > 0)
-				kill(w->child, SIGKILL);
+			if (child > 0)
+				kill(child, SIGKILL);
 		}
-		static const char msg[] = "watchdog: no progress for 60 s: a deadlock\n";
+		static const char msg[] = "watchdog: a thread is stuck (a deadlock?): aborting\n";
 		if (write(2, msg, sizeof(msg) - 1) < 0)
 			abort();
 		abort();
@@ -549,6 +554,7 @@ static void *churn_thread(void *arg)
 		nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
 		progress(c->w);
 	}
+	set_phase(c->w, "done");
 	return NULL;
 }
 
@@ -629,7 +635,7 @@ static int fork_child_checks(void)
 
 static void wait_child(struct worker *w, pid_t pid, int *status)
 {
-	w->child = pid;
+	__atomic_store_n(&w->child, pid, __ATOMIC_RELAXED);
 	set_phase(w, "waitpid");
 	while (waitpid(pid, status, 0) < 0) {
 		if (errno != EINTR) {
@@ -638,7 +644,7 @@ static void wait_child(struct worker *w, pid_t pid, int *status)
 			break;
 		}
 	}
-	w->child = 0;
+	__atomic_store_n(&w->child, 0, __ATOMIC_RELAXED);
 }
 
 static void *fork_thread(void *arg)
@@ -737,7 +743,7 @@ static char *const listv_argv[] = { "ufd_helper", "listv", NULL };
 static void *exec_thread(void *arg)
 {
 	struct worker *w = arg;
-	char out[8192];
+	char out[OUT_MAX];
 
 	for (int i = 0; i < EXECS && !failed(); i++) {
 		int p[2], status;
@@ -763,7 +769,7 @@ static void *exec_thread(void *arg)
 			close(p[0]);
 			break;
 		}
-		w->child = pid;
+		__atomic_store_n(&w->child, pid, __ATOMIC_RELAXED);
 		set_phase(w, "reading the helper");
 		read_all(p[0], out, sizeof(out));
 		close(p[0]);
@@ -780,7 +786,7 @@ static void *exec_thread(void *arg)
 static void *spawn_thread(void *arg)
 {
 	struct worker *w = arg;
-	char out[8192];
+	char out[OUT_MAX];
 
 	for (int i = 0; i < SPAWNS && !failed(); i++) {
 		posix_spawn_file_actions_t fa;
@@ -804,7 +810,7 @@ static void *spawn_thread(void *arg)
 			close(p[0]);
 			break;
 		}
-		w->child = pid;
+		__atomic_store_n(&w->child, pid, __ATOMIC_RELAXED);
 		set_phase(w, "reading the helper");
 		read_all(p[0], out, sizeof(out));
 		close(p[0]);
@@ -821,7 +827,7 @@ static void *spawn_thread(void *arg)
 static void *system_thread(void *arg)
 {
 	struct worker *w = arg;
-	char path[128], cmd[PATH_MAX + 256], out[8192];
+	char path[128], cmd[PATH_MAX + 256], out[OUT_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s.out", tmpdir, w->name);
 	snprintf(cmd, sizeof(cmd), "exec '%s' listv >'%s' 2>&1", helper, path);
