@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
@@ -448,10 +449,19 @@ UFD_PUBLIC FILE *popen(const char *command, const char *mode)
  * blocked and SIGINT and SIGQUIT ignored in the caller while it waits, and
  * the child starting with the caller's signal mask and those two at their
  * default (unless the caller ignores them).  The exit status, or that of a
- * shell that exited 127 if the shell could not run.  Unlike glibc's, two
- * threads calling it at once each save and restore the dispositions on
- * their own.
+ * shell that exited 127 if the shell could not run.
+ *
+ * Threads calling it at once share the ignoring, as in glibc: the first in
+ * saves the caller's dispositions and ignores the two, the last out puts
+ * them back.  Each saving and restoring on its own, a second call that
+ * began while a first ignored them saved "ignored", restored it after the
+ * first had restored the caller's, and left the process ignoring SIGINT
+ * and SIGQUIT for good (found by the stress test).
  */
+static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
+static int system_callers;                      /* system_lock held */
+static struct sigaction system_intr, system_quit; /* the caller's */
+
 UFD_PUBLIC int system(const char *command)
 {
 	struct sigaction ignore = { .sa_handler = SIG_IGN }, intr, quit;
@@ -466,8 +476,14 @@ UFD_PUBLIC int system(const char *command)
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &omask);
-	sigaction(SIGINT, &ignore, &intr);
-	sigaction(SIGQUIT, &ignore, &quit);
+	pthread_mutex_lock(&system_lock);
+	if (system_callers++ == 0) {
+		sigaction(SIGINT, &ignore, &system_intr);
+		sigaction(SIGQUIT, &ignore, &system_quit);
+	}
+	intr = system_intr;
+	quit = system_quit;
+	pthread_mutex_unlock(&system_lock);
 
 	sigemptyset(&dflt);
 	if (intr.sa_handler != SIG_IGN)
@@ -492,8 +508,12 @@ UFD_PUBLIC int system(const char *command)
 		status = W_EXITCODE(127, 0);
 	}
 	r = errno;
-	sigaction(SIGINT, &intr, NULL);
-	sigaction(SIGQUIT, &quit, NULL);
+	pthread_mutex_lock(&system_lock);
+	if (--system_callers == 0) {
+		sigaction(SIGINT, &system_intr, NULL);
+		sigaction(SIGQUIT, &system_quit, NULL);
+	}
+	pthread_mutex_unlock(&system_lock);
 	sigprocmask(SIG_SETMASK, &omask, NULL);
 	errno = r;
 	return status;

@@ -27,6 +27,9 @@
  *   pwd               print the working directory
  *   isvirt N...       print ufd_is_virtual(N) for each N
  *   cloexec-child N   exit 0 if fcntl(N, F_GETFD) fails with EBADF
+ *   listv             print "VFD DEV INO" for each virtual descriptor in
+ *                     the /proc/self/fd listing (the stress test checks
+ *                     what an exec'd program inherited), then "end"
  *
  * The exec and spawn calls of HOP: execve execv execvp execvpe execl
  * execlp execle fexecve execveat posix_spawn posix_spawnp system popen.
@@ -624,6 +627,33 @@ static int mode_reseed(int rounds)
 	return failures ? 1 : 0;
 }
 
+/* Mode listv: the virtual descriptors this program has, each with the
+ * file it refers to, as the shim's listing of /proc/self/fd shows them. */
+static int mode_listv(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	struct stat st;
+
+	if (!d)
+		die("opendir /proc/self/fd");
+	while ((e = readdir(d))) {
+		long n = strtol(e->d_name, NULL, 10);
+
+		if (!is_vfd((int)n))
+			continue;
+		if (fstat((int)n, &st) != 0)
+			fail("fstat(%ld) of a listed virtual descriptor: %s", n,
+			     strerror(errno));
+		else
+			printf("%ld %lu %lu\n", n, (unsigned long)st.st_dev,
+			       (unsigned long)st.st_ino);
+	}
+	closedir(d);
+	printf("end\n");
+	return failures ? 1 : 0;
+}
+
 static int mode_cat(void)
 {
 	char buf[4096];
@@ -658,6 +688,8 @@ int main(int argc, char **argv)
 		return printf("%s", argv[2]) < 0;
 	if (!strcmp(mode, "cat"))
 		return mode_cat();
+	if (!strcmp(mode, "listv"))
+		return mode_listv();
 	if (!strcmp(mode, "pwd"))
 		return getcwd(cwd, sizeof(cwd)) ? printf("%s\n", cwd) < 0 : 1;
 	if (!strcmp(mode, "isvirt")) {
