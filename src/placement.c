@@ -196,6 +196,19 @@ int placement_new_backing(int real_fd)
 	return place_below(real_fd);
 }
 
+int placement_cover(int fd)
+{
+	struct rlimit rl;
+
+	raise_once();
+	if (kernel_nofile(&rl) < 0 || rl.rlim_cur > (rlim_t)fd)
+		return 0;
+	if (rl.rlim_max <= (rlim_t)fd)
+		return -EBADF;
+	rl.rlim_cur = (rlim_t)fd + 1;
+	return set_kernel_nofile(&rl);
+}
+
 int placement_misplaced(int fd)
 {
 	if (!raised)

@@ -56,6 +56,15 @@ extern unsigned ufd_app_nofile __attribute__((visibility("hidden")));
 int placement_new_backing(int real_fd);
 
 /*
+ * Make the kernel's soft limit cover backing descriptor fd, so that a dup3
+ * onto it works: one made before the application lowered its limit, or
+ * inherited across an exec (which runs with the application's limit), can
+ * be past it.  Returns 0, or -EBADF if the hard limit does not reach fd.
+ * Table lock held.
+ */
+int placement_cover(int fd);
+
+/*
  * Would a backing descriptor at fd be in the application's way (below its
  * limit while there is room above, or below the top region)?  For the
  * move after the application raised its limit.  Table lock held.

@@ -299,6 +299,12 @@ static int replace_in_place(uint32_t idx, uint32_t cur, int real_fd, uint32_t fl
 	 * named its number: the file is there already. */
 	if (real_fd != backing) {
 		r = (int)ufd_sys6(SYS_dup3, real_fd, backing, O_CLOEXEC, 0, 0, 0);
+		/* EBADF for a backing descriptor past the kernel's soft limit
+		 * (lowered by the application since, or an exec's): raise it
+		 * over the backing descriptor and again. */
+		if (r == -EBADF && ufd_sys_fcntl(real_fd, F_GETFD, 0) >= 0 &&
+		    placement_cover(backing) == 0)
+			r = (int)ufd_sys6(SYS_dup3, real_fd, backing, O_CLOEXEC, 0, 0, 0);
 		if (r < 0)
 			return r;
 	}
@@ -612,8 +618,9 @@ static int move_backing(int fd, int higher_only)
 		return 0;
 	}
 	disown_backing(fd, idx);
-	UFD_LOG("moved the backing of %d from %d to %d: %d is in the "
-		"application's way", owner, fd, moved, fd);
+	UFD_LOG("moved the backing of %d from %d to %d: %s %d", owner, fd,
+		moved, higher_only ? "the application's limit now covers"
+				   : "the application replaces", fd);
 	return 1;
 }
 
