@@ -94,14 +94,6 @@ static int lock_line_matches(const char *line, long pid, const struct stat *st)
 	return n == strlen(id) && !strncmp(w, id, n);
 }
 
-/* Is fd a regular file (or cannot tell)? */
-static int maybe_regular(int fd)
-{
-	struct stat st;
-
-	return ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode);
-}
-
 /* Does this process hold a POSIX record lock on fd's file?  Raw calls
  * only: this runs inside open(). */
 static int holds_posix_lock(int fd)
@@ -160,7 +152,7 @@ static int move_to_virtual(int real_fd, unsigned flags)
 	 * file to be dropped.
 	 */
 	if (real_fd > 2 && __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
-	    (ufd_mode_all ? maybe_regular(real_fd) : holds_posix_lock(real_fd))) {
+	    (ufd_mode_all ? ufd_sys_maybe_regular(real_fd) : holds_posix_lock(real_fd))) {
 		UFD_LOG("%d: the process holds record locks on its file: "
 			"adopted, not closed", real_fd);
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);

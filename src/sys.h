@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
@@ -87,11 +88,18 @@ static inline long ufd_sys_getrandom(void *buf, size_t len, unsigned flags)
 	return ufd_sys6(SYS_getrandom, (long)buf, (long)len, flags, 0, 0, 0);
 }
 
-struct stat;
-
 static inline int ufd_sys_fstat(int fd, struct stat *st)
 {
 	return (int)ufd_sys6(SYS_fstat, fd, (long)st, 0, 0, 0, 0);
+}
+
+/* Is fd a regular file, or cannot the kernel tell (then the caller keeps
+ * whatever a close might drop, such as POSIX record locks, safe)? */
+static inline int ufd_sys_maybe_regular(int fd)
+{
+	struct stat st;
+
+	return ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode);
 }
 
 static inline int ufd_sys_is_error(long ret)

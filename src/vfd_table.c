@@ -671,14 +671,6 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 
 /* ---- the application's RLIMIT_NOFILE ---- */
 
-/* Is backing descriptor fd a regular file (or cannot tell)? */
-static int maybe_regular_file(int fd)
-{
-	struct stat st;
-
-	return ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode);
-}
-
 int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 		   int keep_regular)
 {
@@ -695,7 +687,7 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 		int b = backing_of(v);
 
 		if (!(v & VFD_BUSY) || !placement_misplaced(b) ||
-		    (keep_regular && maybe_regular_file(b)))
+		    (keep_regular && ufd_sys_maybe_regular(b)))
 			continue;
 		/* Moved, the old number is nobody's: closed under the lock, so
 		 * that no new backing descriptor can be made there first. */
