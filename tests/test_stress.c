@@ -740,13 +740,34 @@ static void check_listing(const char *who, int round, const char *out)
 
 static char *const listv_argv[] = { "ufd_helper", "listv", NULL };
 
+/*
+ * The helper (listv) that pid runs writes its listing to rd: read it all,
+ * reap pid, and check that it exited 0 and inherited what it should.
+ * what and i name the run in a failure.
+ */
+static void finish_helper(struct worker *w, pid_t pid, int rd, const char *what,
+			  int i)
+{
+	char out[OUT_MAX];
+	int status;
+
+	__atomic_store_n(&w->child, pid, __ATOMIC_RELAXED);
+	set_phase(w, "reading the helper");
+	read_all(rd, out, sizeof(out));
+	close(rd);
+	wait_child(w, pid, &status);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		failf("%s %d: helper status %#x: %s", what, i, status, out);
+	check_listing(what, i, out);
+	progress(w);
+}
+
 static void *exec_thread(void *arg)
 {
 	struct worker *w = arg;
-	char out[OUT_MAX];
 
 	for (int i = 0; i < EXECS && !failed(); i++) {
-		int p[2], status;
+		int p[2];
 		pid_t pid;
 
 		set_phase(w, "pipe2");
@@ -769,15 +790,7 @@ static void *exec_thread(void *arg)
 			close(p[0]);
 			break;
 		}
-		__atomic_store_n(&w->child, pid, __ATOMIC_RELAXED);
-		set_phase(w, "reading the helper");
-		read_all(p[0], out, sizeof(out));
-		close(p[0]);
-		wait_child(w, pid, &status);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			failf("execve %d: helper status %#x: %s", i, status, out);
-		check_listing("execve", i, out);
-		progress(w);
+		finish_helper(w, pid, p[0], "execve", i);
 	}
 	set_phase(w, "done");
 	return NULL;
@@ -786,11 +799,10 @@ static void *exec_thread(void *arg)
 static void *spawn_thread(void *arg)
 {
 	struct worker *w = arg;
-	char out[OUT_MAX];
 
 	for (int i = 0; i < SPAWNS && !failed(); i++) {
 		posix_spawn_file_actions_t fa;
-		int p[2], status, r;
+		int p[2], r;
 		pid_t pid;
 
 		set_phase(w, "pipe2");
@@ -810,15 +822,7 @@ static void *spawn_thread(void *arg)
 			close(p[0]);
 			break;
 		}
-		__atomic_store_n(&w->child, pid, __ATOMIC_RELAXED);
-		set_phase(w, "reading the helper");
-		read_all(p[0], out, sizeof(out));
-		close(p[0]);
-		wait_child(w, pid, &status);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			failf("posix_spawn %d: helper status %#x: %s", i, status, out);
-		check_listing("posix_spawn", i, out);
-		progress(w);
+		finish_helper(w, pid, p[0], "posix_spawn", i);
 	}
 	set_phase(w, "done");
 	return NULL;
