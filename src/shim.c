@@ -81,12 +81,7 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 		return UFD_REAL(name)(UFD_UNPAREN args, x[0], x[1], x[2], \
 				      x[3], x[4], x[5]);                  \
 	}
-#define UFD_NEW UFD_WRAP
 #include "calls.def"
-#undef UFD_NEW
-#undef UFD_WRAP
-#undef UFD_HAND
-#undef UFD_HANDV
 
 #pragma GCC diagnostic pop
 
@@ -97,14 +92,7 @@ void ufd_resolve_all(void)
 #define UFD_HAND(name, ret, err, params, args, why)                                \
 	if (UFD_REAL(name) == resolve_##name)                                 \
 		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
-#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
-	UFD_HAND(name, ret, err, params, args, why)
-#define UFD_NEW UFD_WRAP
 #include "calls.def"
-#undef UFD_NEW
-#undef UFD_WRAP
-#undef UFD_HAND
-#undef UFD_HANDV
 }
 
 int ufd_default_cloexec;
@@ -143,16 +131,7 @@ void fcntl_raw_clear_cloexec(int fd)
 		arg |= flag;                                         \
 		added_ = 1;                                          \
 	}
-#define UFD_HAND(name, ret, err, params, args, why)
-#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why)
 #include "calls.def"
-#undef UFD_NEW
-#undef UFD_WRAP
-#undef UFD_HAND
-#undef UFD_HANDV
-#undef FD
-#undef PATH
-#undef CLOEXEC
 
 int ufd_setting(const char *name, const char *const *values, int n)
 {
@@ -177,13 +156,7 @@ int ufd_setting(const char *name, const char *const *values, int n)
 const char *const ufd_call_name[UFD_NCALLS] = {
 #define UFD_WRAP(name, ret, err, params, args, fds) #name,
 #define UFD_HAND(name, ret, err, params, args, why) #name,
-#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) #name,
-#define UFD_NEW UFD_WRAP
 #include "calls.def"
-#undef UFD_NEW
-#undef UFD_WRAP
-#undef UFD_HAND
-#undef UFD_HANDV
 };
 
 /* ---- UFD_EXCLUDE ----

@@ -77,12 +77,7 @@
 #define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
 	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);   \
 	UFD_PUBLIC ret name(UFD_UNPAREN params, ...);
-#define UFD_NEW UFD_WRAP
 #include "calls.def"
-#undef UFD_NEW
-#undef UFD_WRAP
-#undef UFD_HAND
-#undef UFD_HANDV
 
 /* The real function behind name.  The pointers are written once per name
  * (by its stub or the constructor) and read on every call: relaxed atomics,
@@ -94,14 +89,7 @@
 enum ufd_call {
 #define UFD_WRAP(name, ret, err, params, args, fds) UFD_CALL_##name,
 #define UFD_HAND(name, ret, err, params, args, why) UFD_CALL_##name,
-#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
-	UFD_CALL_##name,
-#define UFD_NEW UFD_WRAP
 #include "calls.def"
-#undef UFD_NEW
-#undef UFD_WRAP
-#undef UFD_HAND
-#undef UFD_HANDV
 	UFD_NCALLS
 };
 

@@ -56,8 +56,6 @@ int main(void)
 	puts(" | makes a descriptor |");
 #define UFD_HAND(name, ret, err, params, args, why) \
 	puts("| `" #name "` | | " why " |");
-#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
-	UFD_HAND(name, ret, err, params, args, why)
 #include "calls.def"
 	return 0;
 }
