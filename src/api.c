@@ -34,7 +34,7 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 				"LD_PRELOAD=libufd.so\n");
 		return ufd_ret(-ENOSYS);
 	}
-	if ((flags & NONSEQFD_CLOEXEC) || ufd_default_cloexec)
+	if ((flags & NONSEQFD_CLOEXEC) || ufd_settings.cloexec)
 		vflags |= VFD_CLOEXEC;
 	if (flags & NONSEQFD_CLOFORK)
 		vflags |= VFD_CLOFORK;

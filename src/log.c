@@ -44,7 +44,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "env.h"
+#include "text.h"
 #include "sys.h"
 
 int ufd_log_on;
@@ -265,9 +265,8 @@ void ufd_log_line(const char *fmt, ...)
 	errno = saved;
 }
 
-void ufd_log_init(void)
+void ufd_log_init(const char *s)
 {
-	const char *s = ufd_env("UFD_LOG");
 	size_t dir_len = 0;
 	struct stat st;
 	int fd;

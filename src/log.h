@@ -13,10 +13,10 @@
 /* Non-zero while logging: the one test a call pays when UFD_LOG is unset. */
 extern int ufd_log_on;
 
-/* Read UFD_LOG (from the constructor).  A path that cannot be opened for
- * appending, or is not a regular file, gets a message on stderr, and no
- * log. */
-void ufd_log_init(void);
+/* Start logging to path, UFD_LOG's value (from the constructor; NULL:
+ * no log).  A path that cannot be opened for appending, or is not a
+ * regular file, gets a message on stderr, and no log. */
+void ufd_log_init(const char *path);
 
 /* Append "ufd[PID] " and fmt to the log as one line, with one write().
  * fmt knows %d, %u, %s and %%, nothing else (it is not printf: no

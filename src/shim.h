@@ -52,7 +52,9 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "calls.h"
 #include "placement.h"
+#include "settings.h"
 
 /* Exported entry points; everything else in the library is hidden. */
 #define UFD_PUBLIC __attribute__((visibility("default")))
@@ -83,19 +85,6 @@
  * (by its stub or the constructor) and read on every call: relaxed atomics,
  * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
 #define UFD_REAL(name) __atomic_load_n(&ufd_real_##name, __ATOMIC_RELAXED)
-
-/* Every row of calls.def by number (UFD_CALL_open ...), so that a new
- * descriptor can say which call made it: UFD_EXCLUDE names calls. */
-enum ufd_call {
-#define UFD_WRAP(name, ret, err, params, args, fds) UFD_CALL_##name,
-#define UFD_HAND(name, ret, err, params, args, why) UFD_CALL_##name,
-#include "calls.def"
-	UFD_NCALLS
-};
-
-/* The row's name, as the C identifier: ufd_call_name[UFD_CALL_open] is
- * "open". */
-extern const char *const ufd_call_name[UFD_NCALLS];
 
 /* Resolve every real function now.  Idempotent; the library constructor
  * calls it, and nothing needs it earlier (each pointer starts at a stub that
@@ -132,13 +121,6 @@ void ufd_dir_init(void);
  * exec'd this one (UFD_HANDOFF).  shim_exec.c. */
 void ufd_exec_init(void);
 
-/*
- * The environment setting `name`, one of the `n` values in `values` (the
- * first is the default): its index.  Anything else is reported on stderr
- * and the default used.
- */
-int ufd_setting(const char *name, const char *const *values, int n);
-
 /* Close fd, virtual or real, as the application's close() does. */
 int ufd_close(int fd);
 
@@ -146,12 +128,6 @@ int ufd_close(int fd);
  * VFD_* flags, at random.  real_fd is closed whatever the outcome.  Returns
  * the virtual descriptor or -errno. */
 int ufd_to_virtual(int real_fd, unsigned flags);
-
-/*
- * UFD_CLOEXEC=1: every descriptor the process creates is close-on-exec
- * (except 0, 1 and 2), set by each creating call through its own flag.
- */
-extern int ufd_default_cloexec;
 
 /* 0 if the process's libc calls do not reach ufd's wrappers (see
  * check_interposed in shim.c): a virtual descriptor would be unusable. */
@@ -163,17 +139,13 @@ extern int ufd_interposed;
  */
 static inline int ufd_add_cloexec(int *flags, int bit)
 {
-	if (__builtin_expect(!ufd_default_cloexec, 1) || (*flags & bit))
+	if (__builtin_expect(!ufd_settings.cloexec, 1) || (*flags & bit))
 		return 0;
 	*flags |= bit;
 	return 1;
 }
 
 void fcntl_raw_clear_cloexec(int fd);
-
-/* UFD_MODE=all: every descriptor the process creates, except 0, 1 and 2,
- * is made virtual (shim_special.c: ufd_virtualize). */
-extern int ufd_mode_all;
 
 /*
  * Move real descriptor fd, just created, into the virtual space at random,
@@ -214,7 +186,7 @@ static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 	if (__builtin_expect((unsigned)fd >= ufd_app_nofile, 0) && fd >= 0)
 		return ufd_past_limit(fd);
 	ufd_std_fixup(fd, added);
-	if (__builtin_expect(ufd_mode_all, 0) && fd > 2)
+	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
 		return ufd_virtualize(fd, call);
 	return fd;
 }
@@ -222,9 +194,6 @@ static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
 /* Has the process taken POSIX record locks (fcntl F_SETLK, lockf)?  Then
  * closing a descriptor of a regular file may drop them. */
 int ufd_posix_locks_taken(void);
-
-/* Whether UFD_EXCLUDE leaves fd, made by call, out of UFD_MODE=all. */
-int ufd_excluded(int fd, enum ufd_call call);
 
 /*
  * A pointer no program can have mapped: null or in the first page, or in

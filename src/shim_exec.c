@@ -29,7 +29,6 @@
 #include <sys/auxv.h>
 #include <sys/wait.h>
 
-#include "env.h"
 #include "log.h"
 #include "sys.h"
 #include "vfd_table.h"
@@ -43,8 +42,6 @@ extern char **environ;
 static char self_path[PATH_MAX];
 /* ufd came in through LD_PRELOAD: children get it too. */
 static int preloaded;
-/* UFD_INHERIT=0: children get neither ufd nor virtual descriptors. */
-static int inherit;
 
 /* Does the LD_PRELOAD value list ufd (any libufd.so*)? */
 static int lists_ufd(const char *value)
@@ -61,7 +58,6 @@ static int lists_ufd(const char *value)
 
 void ufd_exec_init(void)
 {
-	static const char *const one_zero[] = { "1", "0" };
 	Dl_info info;
 	const char *s;
 
@@ -76,14 +72,12 @@ void ufd_exec_init(void)
 	}
 	s = getenv(PRELOAD_VAR);
 	preloaded = s && lists_ufd(s);
-	inherit = ufd_setting("UFD_INHERIT", one_zero, 2) == 0;
 	if (getenv(HANDOFF_VAR)) {
 		/* A setuid or file-capability program does not take
-		 * descriptors from its (untrusted) environment: ufd_env says
-		 * NULL there.  Removed either way. */
-		s = ufd_env(HANDOFF_VAR);
-		if (s)
-			vfd_exec_inherit(s);
+		 * descriptors from its (untrusted) environment: the setting
+		 * is NULL there.  Removed either way. */
+		if (ufd_settings.handoff)
+			vfd_exec_inherit(ufd_settings.handoff);
 		unsetenv(HANDOFF_VAR);
 	}
 }
@@ -199,13 +193,13 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 
 	/* Also without UFD_INHERIT: the table locked and the application's
 	 * RLIMIT_NOFILE for the exec, and no virtual descriptor kept. */
-	err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn, inherit);
+	err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn, ufd_settings.inherit);
 	if (err < 0)
 		return err;
 	/* An empty hand-off ends with the ';' after the pid. */
-	handing_off = inherit && x->handoff &&
+	handing_off = ufd_settings.inherit && x->handoff &&
 		      x->handoff[strlen(x->handoff) - 1] != ';';
-	add_ufd = inherit && (preloaded || handing_off) && self_path[0];
+	add_ufd = ufd_settings.inherit && (preloaded || handing_off) && self_path[0];
 	if (!handing_off && !add_ufd && !stale)
 		return 0;
 

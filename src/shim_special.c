@@ -152,7 +152,7 @@ static int move_to_virtual(int real_fd, unsigned flags)
 	 * file to be dropped.
 	 */
 	if (real_fd > 2 && __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
-	    (ufd_mode_all ? ufd_sys_maybe_regular(real_fd) : holds_posix_lock(real_fd))) {
+	    (ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd) : holds_posix_lock(real_fd))) {
 		UFD_LOG("%d: the process holds record locks on its file: "
 			"adopted, not closed", real_fd);
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
@@ -180,14 +180,12 @@ int ufd_to_virtual(int real_fd, unsigned flags)
 
 /* ---- open ---- */
 
-int ufd_mode_all;
-
 int ufd_virtualize(int fd, enum ufd_call call)
 {
 	int kernel_flags, vfd;
 	unsigned vflags;
 
-	if (ufd_excluded(fd, call)) {
+	if (ufd_settings_exclude(fd, call)) {
 		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name[call], fd);
 		return fd;
 	}
@@ -439,7 +437,7 @@ static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
 	if (oldfd == newfd) /* dup2(x, x): x if it is open (dup3 said EINVAL) */
 		return vfd_in_space(oldfd) && vfd_slot(oldfd) ? newfd : -EBADF;
 	if ((unsigned)newfd == FD_UNSEQ_ALLOC)
-		return vfd_create(real, flags | (ufd_default_cloexec ? VFD_CLOEXEC : 0),
+		return vfd_create(real, flags | (ufd_settings.cloexec ? VFD_CLOEXEC : 0),
 				  VFD_AT_RANDOM, 0);
 	return vfd_create(real, flags, VFD_AT_EXACT, newfd);
 }
@@ -560,7 +558,7 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 		unsigned vflags = cmd == F_DUPFD_CLOEXEC ? VFD_CLOEXEC
 				  : cmd == F_DUPFD_CLOFORK ? VFD_CLOFORK
 							   : 0;
-		int added = ufd_default_cloexec && cmd != F_DUPFD_CLOEXEC;
+		int added = ufd_settings.cloexec && cmd != F_DUPFD_CLOEXEC;
 
 		if (added) {
 			vflags |= VFD_CLOEXEC;
@@ -849,7 +847,7 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 
 	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
-	if (r >= 0 && __builtin_expect(ufd_mode_all, 0))
+	if (r >= 0 && __builtin_expect(ufd_settings.mode_all, 0))
 		map_rights(msg, received_msg, 1);
 	return r;
 }
@@ -861,7 +859,7 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 
 	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	for (int i = 0; __builtin_expect(ufd_mode_all, 0) && i < r; i++)
+	for (int i = 0; __builtin_expect(ufd_settings.mode_all, 0) && i < r; i++)
 		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
 	return r;
 }
@@ -1396,7 +1394,7 @@ UFD_PUBLIC int dup(int fd)
 {
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
-	if (ufd_default_cloexec)
+	if (ufd_settings.cloexec)
 		return ufd_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
 				  1, UFD_CALL_dup);
 	return ufd_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
@@ -1419,7 +1417,7 @@ UFD_PUBLIC int pipe2(int fds[2], int flags)
 
 UFD_PUBLIC int pipe(int fds[2])
 {
-	if (ufd_default_cloexec || ufd_mode_all ||
+	if (ufd_settings.cloexec || ufd_settings.mode_all ||
 	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX)
 		return make_pipe(fds, 0, UFD_CALL_pipe);
 	return UFD_REAL(pipe)(fds);
@@ -1429,7 +1427,7 @@ UFD_PUBLIC int pipe(int fds[2])
  * directly so that the result is still epoll_create's (inotify_init's). */
 UFD_PUBLIC int epoll_create(int size)
 {
-	if (!ufd_default_cloexec)
+	if (!ufd_settings.cloexec)
 		return ufd_new_fd(UFD_REAL(epoll_create)(size), 0, UFD_CALL_epoll_create);
 	if (size <= 0) /* what epoll_create checks and epoll_create1 cannot */
 		return ufd_ret(-EINVAL);
@@ -1439,7 +1437,7 @@ UFD_PUBLIC int epoll_create(int size)
 
 UFD_PUBLIC int inotify_init(void)
 {
-	if (ufd_default_cloexec)
+	if (ufd_settings.cloexec)
 		return ufd_new_fd(UFD_REAL(inotify_init1)(IN_CLOEXEC), 1,
 				  UFD_CALL_inotify_init);
 	return ufd_new_fd(UFD_REAL(inotify_init)(), 0, UFD_CALL_inotify_init);
@@ -1451,7 +1449,7 @@ static const char *mode_cloexec(const char *mode, char *buf, size_t size,
 				int *added)
 {
 	*added = 0;
-	if (!ufd_default_cloexec || !mode || strchr(mode, 'e') ||
+	if (!ufd_settings.cloexec || !mode || strchr(mode, 'e') ||
 	    strlen(mode) + 2 > size)
 		return mode;
 	snprintf(buf, size, "%se", mode);

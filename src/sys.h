@@ -158,19 +158,4 @@ static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
 	return done ? (long)done : -EFAULT;
 }
 
-/* n in decimal at p (at most 20 characters, no NUL); returns the end.
- * For code that may not call stdio: the hand-off, the log. */
-static inline char *ufd_put_decimal(char *p, unsigned long n)
-{
-	char tmp[20];
-	int len = 0;
-
-	do
-		tmp[len++] = (char)('0' + n % 10);
-	while ((n /= 10) != 0);
-	while (len)
-		*p++ = tmp[--len];
-	return p;
-}
-
 #endif /* UFD_SYS_H */

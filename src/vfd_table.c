@@ -33,10 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "env.h"
 #include "log.h"
 #include "placement.h"
+#include "settings.h"
 #include "sys.h"
+#include "text.h"
 
 struct fdmap vfd_map;
 struct fdmap vfd_backing_map;
@@ -45,10 +46,6 @@ struct fdmap vfd_backing_map;
  * while marked, MARK_CLEARED once a lock-free clear has unmarked it. */
 static struct fdmap mark_map;
 #define MARK_CLEARED 0x100U
-
-/* Non-zero when UFD_SEED fixed the seed: fork children then derive theirs
- * from the parent's generator, so that test runs stay reproducible. */
-static int seed_fixed;
 
 /* ---- the table lock ----
  *
@@ -152,29 +149,6 @@ static uint64_t kernel_seed(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32) ^
 	       ((uint64_t)getpid() << 16) ^ (uint64_t)(uintptr_t)&seed;
-}
-
-/* UFD_SEED, if set: a number in C syntax (decimal, 0x hex).  Anything else
- * is reported and a kernel seed used instead. */
-static uint64_t initial_seed(void)
-{
-	const char *s = ufd_env("UFD_SEED");
-	char *end;
-	unsigned long long v;
-
-	if (!s)
-		return kernel_seed();
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (*s == '\0' || *end != '\0' || errno || *s == '-') {
-		fprintf(stderr,
-			"ufd: UFD_SEED=\"%s\" is not an unsigned number; "
-			"using a random seed\n",
-			s);
-		return kernel_seed();
-	}
-	seed_fixed = 1;
-	return v;
 }
 
 /* ---- slots ---- */
@@ -1357,7 +1331,9 @@ static void fork_child(void)
 		return;
 	}
 	table_lock = 0;
-	seed = seed_fixed ? vfd_map.rng[0] ^ 0x5eed0f0c4ULL : kernel_seed();
+	/* A fixed seed (UFD_SEED): children derive theirs from the parent's
+	 * generator, so that test runs stay reproducible. */
+	seed = ufd_settings.seed_fixed ? vfd_map.rng[0] ^ 0x5eed0f0c4ULL : kernel_seed();
 	fdmap_reseed(&vfd_map, seed);
 	for (idx = fdmap_next_busy(&vfd_map, 0); idx >= 0;
 	     idx = fdmap_next_busy(&vfd_map, (uint32_t)idx + 1)) {
@@ -1383,7 +1359,9 @@ static void init_once(void)
 {
 	/* The lock is not needed yet: nothing can use the maps before
 	 * vfd_init returns, and their empty state answers every lookup. */
-	fdmap_init(&vfd_map, FDMAP_SPACE, initial_seed());
+	ufd_settings_load();
+	fdmap_init(&vfd_map, FDMAP_SPACE,
+		   ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed());
 	fdmap_init(&vfd_backing_map, FD_UNSEQ_BASE, 0);
 	fdmap_init(&mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

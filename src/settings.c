@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * settings.c - the one place that reads the environment (settings.h).
+ *
+ * Every UFD_* variable is read with secure_getenv, which answers NULL in a
+ * secure-execution program (glibc decides it from AT_SECURE before any
+ * constructor runs, so the answer is right however early this runs): there
+ * UFD_LOG would make the program create or append to a file of the
+ * caller's choosing with the program's privileges, and the other settings
+ * change what it does.
+ */
+#include "settings.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "sys.h"
+#include "text.h"
+
+struct ufd_settings ufd_settings = { .inherit = 1 };
+
+/* glibc's, declared only under _GNU_SOURCE. */
+char *secure_getenv(const char *name);
+
+extern char **environ;
+
+/*
+ * The environment setting `name`, one of the `n` values in `values` (the
+ * first is the default): its index.  Anything else is reported on stderr
+ * and the default used.
+ */
+static int choice(const char *name, const char *const *values, int n)
+{
+	const char *s = secure_getenv(name);
+
+	if (!s || !*s)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(s, values[i]))
+			return i;
+	/* One write, so that the line stays whole among other processes'. */
+	char allowed[128] = "";
+
+	for (int i = 0; i < n; i++)
+		snprintf(allowed + strlen(allowed), sizeof(allowed) - strlen(allowed),
+			 "%s%s", i ? ", " : "", values[i]);
+	fprintf(stderr, "ufd: %s=\"%s\" is not one of %s; using %s\n", name, s,
+		allowed, values[0]);
+	return 0;
+}
+
+/* UFD_SEED, if set: a number in C syntax (decimal, 0x hex).  Anything else
+ * is reported and left to the kernel's random seed. */
+static void read_seed(void)
+{
+	const char *s = secure_getenv("UFD_SEED");
+	char *end;
+	unsigned long long v;
+
+	if (!s)
+		return;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*s == '\0' || *end != '\0' || errno || *s == '-') {
+		fprintf(stderr,
+			"ufd: UFD_SEED=\"%s\" is not an unsigned number; "
+			"using a random seed\n",
+			s);
+		return;
+	}
+	ufd_settings.seed_fixed = 1;
+	ufd_settings.seed = v;
+}
+
+/* ---- UFD_EXCLUDE ----
+ *
+ * A comma-separated list of what UFD_MODE=all leaves real: call names
+ * ("socket", "accept4"; "open" also covers open64, __open_2 and
+ * __open64_2, see call_family) and descriptor numbers or ranges ("3-9":
+ * a descriptor the kernel numbered 3 to 9 stays where it is).
+ */
+#define EXCLUDED_RANGES_MAX 16
+
+static unsigned char call_excluded[UFD_NCALLS];
+static struct {
+	unsigned long first, last;
+} excluded_ranges[EXCLUDED_RANGES_MAX];
+static int excluded_range_count;
+
+/* The name a user would give a call: "__open64_2", "open64" and "open"
+ * are all "open"; "__recv_chk" is "recv"; "pipe2" is "pipe", "accept4"
+ * "accept" (a numbered successor).  Written to family. */
+static void call_family(const char *name, char *family, size_t size)
+{
+	size_t n;
+
+	while (*name == '_')
+		name++;
+	snprintf(family, size, "%s", name);
+	n = strlen(family);
+	if (n > 4 && !strcmp(family + n - 4, "_chk"))
+		family[n -= 4] = '\0';
+	if (n > 2 && !strcmp(family + n - 2, "_2"))
+		family[n -= 2] = '\0';
+	if (n > 2 && !strcmp(family + n - 2, "64"))
+		family[n -= 2] = '\0';
+	if (n > 1 && family[n - 1] >= '1' && family[n - 1] <= '9' &&
+	    family[n - 2] >= 'a' && family[n - 2] <= 'z')
+		family[n - 1] = '\0';
+}
+
+/* Mark every call that item names; returns how many. */
+static int exclude_calls(const char *item)
+{
+	char family[64];
+	int found = 0;
+
+	for (int i = 0; i < UFD_NCALLS; i++) {
+		call_family(ufd_call_name[i], family, sizeof(family));
+		if (!strcmp(item, ufd_call_name[i]) || !strcmp(item, family)) {
+			call_excluded[i] = 1;
+			found++;
+		}
+	}
+	return found;
+}
+
+/* "N" or "N-M" as the whole of item. */
+static int exclude_range(const char *item)
+{
+	unsigned long first, last;
+	const char *p = ufd_parse_decimal(item, 0x7fffffff, &first);
+
+	last = first;
+	if (p && *p == '-')
+		p = ufd_parse_decimal(p + 1, 0x7fffffff, &last);
+	if (!p || last < first || *p)
+		return -1;
+	if (excluded_range_count == EXCLUDED_RANGES_MAX)
+		return -2;
+	excluded_ranges[excluded_range_count].first = first;
+	excluded_ranges[excluded_range_count++].last = last;
+	return 0;
+}
+
+static void read_exclude(void)
+{
+	const char *s = secure_getenv("UFD_EXCLUDE"), *p, *why = NULL;
+	char item[64];
+
+	if (!s || !*s)
+		return;
+	for (p = s; *p && !why;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == 0 || n >= sizeof(item)) {
+			why = n ? "an item too long" : "an empty item";
+			snprintf(item, sizeof(item), "%.*s", (int)(n < 40 ? n : 40), p);
+			break;
+		}
+		memcpy(item, p, n);
+		item[n] = '\0';
+		if (item[0] >= '0' && item[0] <= '9') {
+			int r = exclude_range(item);
+
+			if (r == -1)
+				why = "not a descriptor number or range N-M";
+			else if (r == -2)
+				why = "more than 16 ranges";
+		} else if (!exclude_calls(item)) {
+			why = "not a call ufd intercepts (see the README's table)";
+		}
+		p += n + (p[n] == ',');
+	}
+	if (why) {
+		fprintf(stderr, "ufd: UFD_EXCLUDE=\"%s\": \"%s\" is %s; "
+			"ignoring UFD_EXCLUDE\n", s, item, why);
+		memset(call_excluded, 0, sizeof(call_excluded));
+		excluded_range_count = 0;
+	} else if (!ufd_settings.mode_all) {
+		fprintf(stderr, "ufd: UFD_EXCLUDE is set but has no effect "
+			"without UFD_MODE=all\n");
+	}
+}
+
+int ufd_settings_exclude(int fd, enum ufd_call call)
+{
+	if (call_excluded[call])
+		return 1;
+	for (int i = 0; i < excluded_range_count; i++)
+		if ((unsigned long)fd >= excluded_ranges[i].first &&
+		    (unsigned long)fd <= excluded_ranges[i].last)
+			return 1;
+	return 0;
+}
+
+/*
+ * In a secure-execution program: secure_getenv ignores every UFD_*
+ * setting; say so once, on one line, if any is set (UFD_HANDOFF is ufd's
+ * own hand-off, not a setting: the constructor drops it silently), and
+ * remove them all, so that the program's children, which may run with its
+ * privileges but without AT_SECURE, do not get them either.  No file is
+ * opened for a setting.
+ */
+static void secure_settings(void)
+{
+	char msg[256] = "ufd: secure-execution program: ignoring";
+	size_t len = strlen(msg);
+	int found = 0;
+
+	if (!getauxval(AT_SECURE))
+		return;
+	for (char **e = environ; e && *e;) {
+		size_t n = strcspn(*e, "=");
+		char name[64];
+
+		if (strncmp(*e, "UFD_", 4) || (*e)[n] != '=' || n >= sizeof(name) ||
+		    !strncmp(*e, "UFD_HANDOFF=", 12)) {
+			e++;
+			continue;
+		}
+		memcpy(name, *e, n);
+		name[n] = '\0';
+		if (len + n + 8 < sizeof(msg))
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s %s",
+						found ? "," : "", name);
+		found = 1;
+		unsetenv(name); /* moves the rest down: *e is the next one */
+	}
+	if (!found)
+		return;
+	len += (size_t)snprintf(msg + len, sizeof(msg) - len,
+				"%s (removed from the environment)\n",
+				len + 8 < sizeof(msg) ? "" : " ...");
+	ufd_sys6(SYS_write, 2, (long)msg, (long)(len < sizeof(msg) ? len : sizeof(msg) - 1),
+		 0, 0, 0);
+}
+
+static void load_once(void)
+{
+	static const char *const zero_one[] = { "0", "1" };
+	static const char *const one_zero[] = { "1", "0" };
+	static const char *const modes[] = { "transparent", "all" };
+	const char *log;
+
+	secure_settings();
+	log = secure_getenv("UFD_LOG");
+	ufd_settings.log = log && *log ? log : NULL;
+	ufd_settings.cloexec = choice("UFD_CLOEXEC", zero_one, 2);
+	ufd_settings.mode_all = choice("UFD_MODE", modes, 2);
+	read_exclude();
+	read_seed();
+	ufd_settings.inherit = choice("UFD_INHERIT", one_zero, 2) == 0;
+	ufd_settings.handoff = secure_getenv("UFD_HANDOFF");
+}
+
+void ufd_settings_load(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, load_once);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * settings.h - every UFD_* environment setting, read once, here.
+ *
+ * The lowest layer with log.h and sys.h: every other layer reads the
+ * parsed values below and none reads the environment itself.  In a
+ * secure-execution program (AT_SECURE: setuid, setgid, file capabilities)
+ * the environment is the unprivileged caller's, so every setting is
+ * ignored there (see settings.c).
+ */
+#ifndef UFD_SETTINGS_H
+#define UFD_SETTINGS_H
+
+#include <stdint.h>
+
+#include "calls.h"
+
+struct ufd_settings {
+	int cloexec;	     /* UFD_CLOEXEC=1: every new descriptor is close-on-exec */
+	int mode_all;	     /* UFD_MODE=all: every new descriptor is virtual */
+	int inherit;	     /* UFD_INHERIT, 1 unless =0: children get ufd */
+	int seed_fixed;	     /* UFD_SEED was given ... */
+	uint64_t seed;	     /* ... and is this */
+	const char *log;     /* UFD_LOG: the log file's path, or NULL */
+	const char *handoff; /* UFD_HANDOFF: ufd's own message from the program
+			      * that exec'd this one (not a setting), or NULL */
+};
+
+/* Hidden, so that the wrappers read it without the GOT. */
+extern struct ufd_settings ufd_settings __attribute__((visibility("hidden")));
+
+/*
+ * Read every setting (at most once; later calls return at once).  A value
+ * that is not one of the setting's is reported on stderr, one line each,
+ * and the default used.  In a secure-execution program all UFD_* variables
+ * are ignored, reported in one line and removed from the environment.
+ * From the library constructor, and from vfd_init, which may run before
+ * it (another library's constructor making a virtual descriptor).  Not
+ * async-signal-safe.
+ */
+void ufd_settings_load(void);
+
+/* Whether UFD_EXCLUDE leaves fd, made by call, out of UFD_MODE=all.
+ * Lock-free and async-signal-safe. */
+int ufd_settings_exclude(int fd, enum ufd_call call);
+
+#endif /* UFD_SETTINGS_H */

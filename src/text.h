@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.h - decimal numbers and prefixes, as ufd reads and writes them in
+ * settings, paths, /proc files and the exec hand-off: without libc's
+ * locale or errno, async-signal-safe, never reading past a NUL.
+ */
+#ifndef UFD_TEXT_H
+#define UFD_TEXT_H
+
+#include <stddef.h>
+#include <string.h>
+
+/*
+ * A decimal number at s as the kernel writes and /proc reads them: digits
+ * only, no sign, no leading zero, at most max.  Stores it in *out and
+ * returns the character after it; NULL (*out untouched) if there is none,
+ * or it is larger than max.
+ */
+static inline const char *ufd_parse_decimal(const char *s, unsigned long max,
+					    unsigned long *out)
+{
+	unsigned long v = 0;
+
+	if (*s < '0' || *s > '9' || (*s == '0' && s[1] >= '0' && s[1] <= '9'))
+		return NULL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned long d = (unsigned long)(*s - '0');
+
+		/* checked before it can wrap around */
+		if (d > max || v > (max - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return s;
+}
+
+/* n in decimal at p (at most 20 characters, no NUL); returns the end.
+ * For code that may not call stdio: the hand-off, the log. */
+static inline char *ufd_put_decimal(char *p, unsigned long n)
+{
+	char tmp[20];
+	int len = 0;
+
+	do
+		tmp[len++] = (char)('0' + n % 10);
+	while ((n /= 10) != 0);
+	while (len)
+		*p++ = tmp[--len];
+	return p;
+}
+
+/* s advanced past prefix if it starts with it, else NULL. */
+static inline const char *ufd_skip_prefix(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return strncmp(s, prefix, n) == 0 ? s + n : NULL;
+}
+
+#endif /* UFD_TEXT_H */
