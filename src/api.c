@@ -44,7 +44,7 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 	if (vfd < 0)
 		return ufd_ret(vfd);
 	if (flags & NONSEQFD_CLOSE)
-		ufd_close(fd);
+		ufd_close(fd); /* as close(fd) would: its error is not nonseqfd's */
 	return vfd;
 }
 

@@ -93,10 +93,6 @@ void ufd_resolve_all(void)
 #include "calls.def"
 }
 
-void fcntl_raw_clear_cloexec(int fd)
-{
-	ufd_sys_fcntl(fd, F_SETFD, 0);
-}
 
 /*
  * The translating wrappers: each FD(x) in a row's fds becomes one line.
@@ -119,7 +115,7 @@ void fcntl_raw_clear_cloexec(int fd)
 	UFD_PUBLIC ret name params                                   \
 	{                                                            \
 		int added_ = 0;                                      \
-		fds return ufd_new_fd(UFD_REAL(name) args, added_,   \
+		fds return ufd_ret_new_fd(UFD_REAL(name) args, added_,   \
 				      UFD_CALL_##name);              \
 	}
 #define CLOEXEC(arg, flag)                                           \

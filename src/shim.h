@@ -53,6 +53,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "newfd.h"
 #include "placement.h"
 #include "settings.h"
 
@@ -121,79 +122,13 @@ void ufd_dir_init(void);
  * exec'd this one (UFD_HANDOFF).  shim_exec.c. */
 void ufd_exec_init(void);
 
-/* Close fd, virtual or real, as the application's close() does. */
+/* Close fd, virtual or real, as the application's close() does.
+ * Returns 0 or -errno. */
 int ufd_close(int fd);
-
-/* Turn a real descriptor the shim just created into a new virtual one with
- * VFD_* flags, at random.  real_fd is closed whatever the outcome.  Returns
- * the virtual descriptor or -errno. */
-int ufd_to_virtual(int real_fd, unsigned flags);
 
 /* 0 if the process's libc calls do not reach ufd's wrappers (see
  * check_interposed in shim.c): a virtual descriptor would be unusable. */
 extern int ufd_interposed;
-
-/*
- * UFD_CLOEXEC's flag for one call: sets bit in *flags and returns 1 if
- * UFD_CLOEXEC is on and the caller did not ask for the bit already.
- */
-static inline int ufd_add_cloexec(int *flags, int bit)
-{
-	if (__builtin_expect(!ufd_settings.cloexec, 1) || (*flags & bit))
-		return 0;
-	*flags |= bit;
-	return 1;
-}
-
-void fcntl_raw_clear_cloexec(int fd);
-
-/*
- * Move real descriptor fd, just created, into the virtual space at random,
- * with its kernel close-on-exec flag and ufd's close-on-fork mark as its
- * flags.  Returns the virtual descriptor; if that cannot be made (EMFILE),
- * fd itself, still open: the call succeeds with a real descriptor rather
- * than fail for ufd's sake.
- */
-int ufd_virtualize(int fd, enum ufd_call call);
-
-/*
- * A descriptor on 0, 1 or 2 loses the close-on-exec flag that UFD_CLOEXEC
- * added (`added`): standard streams are never affected.
- */
-static inline void ufd_std_fixup(int fd, int added)
-{
-	if (__builtin_expect(added, 0) && fd >= 0 && fd <= 2)
-		fcntl_raw_clear_cloexec(fd);
-}
-
-/*
- * fd, just made by the kernel, is at or past the application's soft
- * RLIMIT_NOFILE, which ufd holds lower than the kernel's (placement.h):
- * without ufd the call would have failed with EMFILE.  Closes fd; returns
- * -1 with errno EMFILE.
- */
-int ufd_past_limit(int fd);
-
-/*
- * The result of a call that created descriptor fd (`added` as above):
- * fd < 0 passes through, errno untouched; past the application's limit,
- * EMFILE (ufd_past_limit); a standard stream is left as the
- * call made it; under UFD_MODE=all anything else becomes virtual, unless
- * UFD_EXCLUDE names fd's number or the call.
- */
-static inline int ufd_new_fd(int fd, int added, enum ufd_call call)
-{
-	if (__builtin_expect((unsigned)fd >= ufd_app_nofile, 0) && fd >= 0)
-		return ufd_past_limit(fd);
-	ufd_std_fixup(fd, added);
-	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
-		return ufd_virtualize(fd, call);
-	return fd;
-}
-
-/* Has the process taken POSIX record locks (fcntl F_SETLK, lockf)?  Then
- * closing a descriptor of a regular file may drop them. */
-int ufd_posix_locks_taken(void);
 
 /*
  * A pointer no program can have mapped: null or in the first page, or in
@@ -208,7 +143,13 @@ static inline int ufd_unmapped(const void *p)
 	return (uintptr_t)p < 4096 || (intptr_t)p < 0;
 }
 
-/* The edge: a result >= 0 is returned as is; -errno becomes -1 and errno. */
+/*
+ * The edge.  Below the exported entry points every function returns >= 0
+ * or -errno; these turn that into libc's convention as the wrapper
+ * returns.
+ *
+ * ufd_ret: a result >= 0 is returned as is; -errno becomes -1 and errno.
+ */
 static inline int ufd_ret(int r)
 {
 	if (r < 0) {
@@ -216,6 +157,20 @@ static inline int ufd_ret(int r)
 		return -1;
 	}
 	return r;
+}
+
+/*
+ * ufd_ret_new_fd: the result r of the real function of a call that makes
+ * a descriptor (a descriptor, or -1 with errno set), as the application
+ * gets it: finished by newfd.h, or EMFILE past the application's
+ * RLIMIT_NOFILE.  A failure compares at or above every limit too
+ * (unsigned), so that the common case costs one comparison.
+ */
+static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
+{
+	if (__builtin_expect((unsigned)r >= ufd_app_nofile, 0))
+		return r < 0 ? r : ufd_ret(newfd_past_limit(r));
+	return newfd_finish(r, added, call);
 }
 
 #endif /* UFD_SHIM_H */

@@ -73,7 +73,7 @@ UFD_EARLY static int nofile_prlimit(pid_t pid, int resource, const void *new_rl,
 		return early_ret((int)ufd_sys6(SYS_prlimit64, pid, resource,
 					     (long)new_rl, (long)old_rl, 0, 0));
 	if (new_rl)
-		return early_ret(vfd_set_nofile(new_rl, old, ufd_posix_locks_taken()));
+		return early_ret(vfd_set_nofile(new_rl, old, newfd_posix_locks_taken()));
 	r = ufd_sys6(SYS_prlimit64, 0, resource, 0, (long)old_rl, 0, 0);
 	/* The kernel wrote *old (a null one it leaves alone). */
 	if (r == 0 && old && shown != UINT_MAX)

@@ -34,223 +34,14 @@
 		}                                         \
 	} while (0)
 
-/* ---- POSIX record locks ----
- *
- * Making a new descriptor virtual duplicates it into the backing area and
- * closes the kernel's first number for it; and any close drops the
- * process's POSIX record locks (fcntl F_SETLK) on the file, even those it
- * took through another descriptor.  So once the application has taken
- * such a lock, a regular file is checked first (in /proc/locks): if the
- * process holds a lock on it, its descriptor is adopted as the backing
- * descriptor where it is, not duplicated and closed.
- */
-static int posix_locks_taken;
-
-int ufd_posix_locks_taken(void)
-{
-	return __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED);
-}
-
-static void note_posix_lock(void)
-{
-	if (!__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED))
-		__atomic_store_n(&posix_locks_taken, 1, __ATOMIC_RELAXED);
-}
-
-/* The next space-separated word at *s, advanced past; its length. */
-static size_t next_word(const char **s, const char **word)
-{
-	size_t n;
-
-	while (**s == ' ' || **s == '\t')
-		(*s)++;
-	*word = *s;
-	for (n = 0; (*s)[n] && (*s)[n] != ' ' && (*s)[n] != '\t'; n++)
-		;
-	*s += n;
-	return n;
-}
-
-/* Is line of /proc/locks ("1: POSIX  ADVISORY  WRITE <pid> <maj>:<min>:<ino>
- * <start> <end>") a lock that process pid holds on st's file?  Waiters
- * ("1: -> POSIX ...") hold none. */
-static int lock_line_matches(const char *line, long pid, const struct stat *st)
-{
-	const char *w;
-	char id[64];
-	size_t n;
-
-	next_word(&line, &w); /* "1:" */
-	if (next_word(&line, &w) != 5 || strncmp(w, "POSIX", 5))
-		return 0;
-	next_word(&line, &w); /* ADVISORY or MANDATORY */
-	next_word(&line, &w); /* READ or WRITE */
-	n = next_word(&line, &w);
-	if (n == 0 || strtol(w, NULL, 10) != pid)
-		return 0;
-	n = next_word(&line, &w);
-	snprintf(id, sizeof(id), "%02x:%02x:%lu", major(st->st_dev),
-		 minor(st->st_dev), (unsigned long)st->st_ino);
-	return n == strlen(id) && !strncmp(w, id, n);
-}
-
-/* Does this process hold a POSIX record lock on fd's file?  Raw calls
- * only: this runs inside open(). */
-static int holds_posix_lock(int fd)
-{
-	/* Small: this may run on a signal handler's alternate stack.  Lines
-	 * are far shorter, and a line cut by a read is carried over. */
-	char buf[1024];
-	size_t len = 0;
-	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0), n;
-	struct stat st;
-	int locks, found = 0;
-
-	if (ufd_sys_fstat(fd, &st) < 0)
-		return 1; /* cannot tell: keep the locks safe */
-	if (!S_ISREG(st.st_mode))
-		return 0;
-	locks = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/proc/locks",
-			      O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	if (locks < 0)
-		return 1; /* cannot tell: keep the locks safe */
-	while (!found && (n = ufd_sys6(SYS_read, locks, (long)(buf + len),
-				       (long)(sizeof(buf) - 1 - len), 0, 0, 0)) > 0) {
-		char *line = buf, *end;
-
-		len += (size_t)n;
-		buf[len] = '\0';
-		while (!found && (end = strchr(line, '\n'))) {
-			*end = '\0';
-			found = lock_line_matches(line, pid, &st);
-			line = end + 1;
-		}
-		len -= (size_t)(line - buf);
-		memmove(buf, line, len);
-	}
-	ufd_sys_close(locks);
-	return found;
-}
-
 /*
- * Move real_fd, which the application's call just made, into the virtual
- * space: a duplicate in the backing area, then real_fd closed; or real_fd
- * adopted where it is, if closing it would drop the process's record
- * locks.  Returns the virtual descriptor, or -errno with real_fd still
- * open.
+ * The result r of a real call that made a descriptor for a call with
+ * ufd's own flags (newfd_finish_flagged), as the application gets it.
  */
-static int move_to_virtual(int real_fd, unsigned flags)
+static int ret_flagged(int r, int virt, unsigned vflags, int added,
+		       enum ufd_call call)
 {
-	int vfd;
-
-	/*
-	 * Never 0, 1 or 2: no backing descriptor is a standard stream (the
-	 * exec hand-off refuses one).  Under UFD_MODE=all, where the
-	 * application sees no real number anyway, every regular file is
-	 * adopted once locks are in use: checking /proc/locks and closing
-	 * after would leave a window for another thread's new lock on the
-	 * file to be dropped.
-	 */
-	if (real_fd > 2 && __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED) &&
-	    (ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd) : holds_posix_lock(real_fd))) {
-		UFD_LOG("%d: the process holds record locks on its file: "
-			"adopted, not closed", real_fd);
-		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
-	}
-	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
-	if (vfd >= 0) {
-		/* Unmarked before the number is free: after, another thread
-		 * may get it, with a mark of its own. */
-		vfd_real_closing(real_fd);
-		ufd_sys_close(real_fd);
-	}
-	return vfd;
-}
-
-/* The same for a call that asked for a virtual descriptor (O_UNSEQFD,
- * SOCK_UNSEQ): on failure real_fd is closed and the call fails. */
-int ufd_to_virtual(int real_fd, unsigned flags)
-{
-	int vfd = move_to_virtual(real_fd, flags);
-
-	if (vfd < 0)
-		ufd_sys_close(real_fd);
-	return vfd;
-}
-
-/* ---- open ---- */
-
-int ufd_virtualize(int fd, enum ufd_call call)
-{
-	int kernel_flags, vfd;
-	unsigned vflags;
-
-	if (ufd_settings_exclude(fd, call)) {
-		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name[call], fd);
-		return fd;
-	}
-	kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
-	vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
-	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
-		vflags |= VFD_CLOEXEC;
-	vfd = move_to_virtual(fd, vflags);
-	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
-	return vfd < 0 ? fd : vfd;
-}
-
-int ufd_past_limit(int fd)
-{
-	vfd_real_closing(fd); /* drops a close-on-fork mark set meanwhile */
-	ufd_sys_close(fd);
-	UFD_LOG("%d: past the application's RLIMIT_NOFILE: EMFILE", fd);
-	errno = EMFILE;
-	return -1;
-}
-
-/*
- * Both descriptors of a pair the kernel just made (pipe, socketpair), as
- * ufd_new_fd: one past the application's limit, and both are closed and
- * the call fails with EMFILE, as the kernel makes both or neither.
- * Returns 0 or -1 with errno.
- */
-static int new_pair(int fds[2], int added, enum ufd_call call)
-{
-	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
-
-	if ((unsigned)fds[0] >= limit || (unsigned)fds[1] >= limit) {
-		vfd_real_closing(fds[0]);
-		ufd_sys_close(fds[0]);
-		return ufd_past_limit(fds[1]);
-	}
-	fds[0] = ufd_new_fd(fds[0], added, call);
-	fds[1] = ufd_new_fd(fds[1], added, call);
-	return 0;
-}
-
-/*
- * A descriptor the application's call just made for real, finished as the
- * call's flags asked: moved into the virtual space (virt), or marked
- * close-on-fork; then as any new descriptor (ufd_new_fd, with `added` for
- * UFD_CLOEXEC).  If the mark cannot be set, the descriptor is closed and
- * the call fails.  Returns the descriptor or -1 with errno.
- */
-static int created(int fd, int virt, unsigned vflags, int added,
-		   enum ufd_call call)
-{
-	int r;
-
-	if (fd < 0)
-		return fd;
-	if (virt)
-		return ufd_ret(ufd_to_virtual(fd, vflags));
-	if (vflags & VFD_CLOFORK) {
-		r = vfd_real_set_flags(fd, VFD_CLOFORK);
-		if (r < 0) {
-			ufd_sys_close(fd);
-			return ufd_ret(r);
-		}
-	}
-	return ufd_new_fd(fd, added, call);
+	return r < 0 ? r : ufd_ret(newfd_finish_flagged(r, virt, vflags, added, call));
 }
 
 /* ufd's own open flags: stripped before the kernel sees the call. */
@@ -271,8 +62,8 @@ static int open_flags(int flags)
 static int open_result(int fd, int flags, int added, enum ufd_call call)
 {
 	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
-		return ufd_new_fd(fd, added, call);
-	return created(fd, flags & O_UNSEQFD,
+		return ufd_ret_new_fd(fd, added, call);
+	return ret_flagged(fd, flags & O_UNSEQFD,
 		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
 			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
 		       added, call);
@@ -283,7 +74,7 @@ static int open_result(int fd, int flags, int added, enum ufd_call call)
 #define OPEN_BODY(name, path, flags, ...)                                    \
 	do {                                                                 \
 		char path_buf_[ufd_path_size(path)];                         \
-		int added_ = ufd_add_cloexec(&flags, O_CLOEXEC);             \
+		int added_ = newfd_add_cloexec(&flags, O_CLOEXEC);             \
 		path = ufd_path(path, path_buf_, sizeof(path_buf_));         \
 		return open_result(UFD_REAL(name)(__VA_ARGS__), flags,       \
 				   added_, UFD_CALL_##name);                 \
@@ -365,55 +156,53 @@ static int sock_flags(int flags)
 
 UFD_PUBLIC int socket(int domain, int type, int protocol)
 {
-	int added = ufd_add_cloexec(&type, SOCK_CLOEXEC);
+	int added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
 
 	if (!(type & SOCK_UFD_FLAGS))
-		return ufd_new_fd(UFD_REAL(socket)(domain, type, protocol), added,
+		return ufd_ret_new_fd(UFD_REAL(socket)(domain, type, protocol), added,
 				  UFD_CALL_socket);
-	return created(UFD_REAL(socket)(domain, sock_flags(type), protocol),
+	return ret_flagged(UFD_REAL(socket)(domain, sock_flags(type), protocol),
 		       type & SOCK_UNSEQ, sock_vfd_flags(type), added,
 		       UFD_CALL_socket);
 }
 
 UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
 {
-	int real[2], v0, added = ufd_add_cloexec(&type, SOCK_CLOEXEC);
+	int real[2], v0, v1, added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
 
 	if (!(type & SOCK_UFD_FLAGS)) {
 		if (UFD_REAL(socketpair)(domain, type, protocol, sv) < 0)
 			return -1;
-		return new_pair(sv, added, UFD_CALL_socketpair);
+		return ufd_ret(newfd_finish_pair(sv, added, UFD_CALL_socketpair));
 	}
 	if (UFD_REAL(socketpair)(domain, sock_flags(type), protocol, real) < 0)
 		return -1;
-	v0 = created(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type), added,
-		     UFD_CALL_socketpair);
+	v0 = newfd_finish_flagged(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type),
+				  added, UFD_CALL_socketpair);
 	if (v0 < 0) {
 		ufd_sys_close(real[1]);
-		return -1;
+		return ufd_ret(v0);
 	}
-	sv[1] = created(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type), added,
-			UFD_CALL_socketpair);
-	if (sv[1] < 0) {
-		int saved = errno;
-
+	v1 = newfd_finish_flagged(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type),
+				  added, UFD_CALL_socketpair);
+	if (v1 < 0) {
 		ufd_close(v0);
-		errno = saved;
-		return -1;
+		return ufd_ret(v1);
 	}
 	sv[0] = v0;
+	sv[1] = v1;
 	return 0;
 }
 
 UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 {
-	int added = ufd_add_cloexec(&flags, SOCK_CLOEXEC);
+	int added = newfd_add_cloexec(&flags, SOCK_CLOEXEC);
 
 	fd = vfd_translate(fd);
 	if (!(flags & SOCK_UFD_FLAGS))
-		return ufd_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added,
+		return ufd_ret_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added,
 				  UFD_CALL_accept4);
-	return created(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
+	return ret_flagged(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
 		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added,
 		       UFD_CALL_accept4);
 }
@@ -494,7 +283,6 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 {
 	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
 			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
-	int r;
 
 	/* The kernel's order: flags, then oldfd == newfd, then oldfd. */
 	if (flags & ~(O_CLOEXEC | O_CLOFORK))
@@ -510,11 +298,11 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 	if (vfd_guarded(newfd))
 		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
 						vflags & VFD_CLOFORK));
-	r = UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK);
-	if (r >= 0 && (vflags & VFD_CLOFORK) &&
-	    (r = vfd_real_set_flags(newfd, VFD_CLOFORK)) < 0)
-		return ufd_ret(r);
-	return r < 0 ? r : newfd;
+	if (UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK) < 0)
+		return -1;
+	if (vflags & VFD_CLOFORK)
+		return ufd_ret(vfd_real_set_flags(newfd, VFD_CLOFORK) ?: newfd);
+	return newfd;
 }
 
 /* ---- fcntl ---- */
@@ -550,7 +338,7 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	if (cmd == F_SETLK || cmd == F_SETLKW)
-		note_posix_lock();
+		newfd_note_posix_lock();
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
@@ -579,7 +367,7 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 			ufd_sys_close(r);
 			return ufd_ret(-EINVAL);
 		}
-		return created(r, 0, vflags & VFD_CLOFORK, added, call);
+		return ret_flagged(r, 0, vflags & VFD_CLOFORK, added, call);
 	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
@@ -626,14 +414,14 @@ UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
 UFD_PUBLIC int lockf(int fd, int cmd, off_t len)
 {
 	if (cmd != F_ULOCK && cmd != F_TEST)
-		note_posix_lock();
+		newfd_note_posix_lock();
 	return UFD_REAL(lockf)(vfd_translate(fd), cmd, len);
 }
 
 UFD_PUBLIC int lockf64(int fd, int cmd, off64_t len)
 {
 	if (cmd != F_ULOCK && cmd != F_TEST)
-		note_posix_lock();
+		newfd_note_posix_lock();
 	return UFD_REAL(lockf64)(vfd_translate(fd), cmd, len);
 }
 
@@ -642,11 +430,12 @@ UFD_PUBLIC int lockf64(int fd, int cmd, off64_t len)
 __attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd))
-		return ufd_ret(vfd_close(fd));
+		return vfd_close(fd);
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd))
-		return ufd_ret(vfd_real_close(fd));
-	return UFD_REAL(close)(fd);
+		return vfd_real_close(fd);
+	/* libc's, so that interposers after ufd (a sanitizer's) see it. */
+	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
 }
 
 /*
@@ -658,7 +447,7 @@ __attribute__((noinline)) int ufd_close(int fd)
 UFD_PUBLIC int close(int fd)
 {
 	if (__builtin_expect(vfd_guarded(fd), 0))
-		return ufd_close(fd);
+		return ufd_ret(ufd_close(fd));
 	return UFD_REAL(close)(fd);
 }
 
@@ -692,9 +481,9 @@ UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 	int real = vfd_translate(fd), r;
 
 	if (fd == -1) {
-		int added = ufd_add_cloexec(&flags, SFD_CLOEXEC);
+		int added = newfd_add_cloexec(&flags, SFD_CLOEXEC);
 
-		return ufd_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
+		return ufd_ret_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
 				  UFD_CALL_signalfd);
 	}
 	r = UFD_REAL(signalfd)(real, mask, flags);
@@ -743,7 +532,7 @@ UFD_PUBLIC int pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
 			return ufd_ret(-EBADF);
 		targetfd = vfd_translate(targetfd);
 	}
-	return ufd_new_fd(ufd_ret((int)ufd_sys6(SYS_pidfd_getfd, pidfd, targetfd,
+	return ufd_ret_new_fd(ufd_ret((int)ufd_sys6(SYS_pidfd_getfd, pidfd, targetfd,
 						flags, 0, 0, 0)),
 			  0, UFD_CALL_pidfd_getfd);
 }
@@ -833,19 +622,19 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 /* UFD_MODE=all: a descriptor received with SCM_RIGHTS is a new one too. */
 static int received_msg(int fd)
 {
-	return ufd_new_fd(fd, 0, UFD_CALL_recvmsg);
+	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmsg);
 }
 
 static int received_mmsg(int fd)
 {
-	return ufd_new_fd(fd, 0, UFD_CALL_recvmmsg);
+	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmmsg);
 }
 
 UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	ssize_t r;
 
-	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
 	if (r >= 0 && __builtin_expect(ufd_settings.mode_all, 0))
 		map_rights(msg, received_msg, 1);
@@ -857,7 +646,7 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 {
 	int r;
 
-	ufd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
 	for (int i = 0; __builtin_expect(ufd_settings.mode_all, 0) && i < r; i++)
 		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
@@ -1395,31 +1184,32 @@ UFD_PUBLIC int dup(int fd)
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	if (ufd_settings.cloexec)
-		return ufd_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
+		return ufd_ret_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
 				  1, UFD_CALL_dup);
-	return ufd_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
+	return ufd_ret_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
 }
 
-/* pipe and pipe2, each under its own name for UFD_EXCLUDE. */
+/* pipe and pipe2, each under its own name for UFD_EXCLUDE.  Returns 0
+ * or -errno. */
 static int make_pipe(int fds[2], int flags, enum ufd_call call)
 {
-	int added = ufd_add_cloexec(&flags, O_CLOEXEC);
+	int added = newfd_add_cloexec(&flags, O_CLOEXEC);
 
 	if (UFD_REAL(pipe2)(fds, flags) < 0)
-		return -1;
-	return new_pair(fds, added, call);
+		return -errno;
+	return newfd_finish_pair(fds, added, call);
 }
 
 UFD_PUBLIC int pipe2(int fds[2], int flags)
 {
-	return make_pipe(fds, flags, UFD_CALL_pipe2);
+	return ufd_ret(make_pipe(fds, flags, UFD_CALL_pipe2));
 }
 
 UFD_PUBLIC int pipe(int fds[2])
 {
 	if (ufd_settings.cloexec || ufd_settings.mode_all ||
 	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX)
-		return make_pipe(fds, 0, UFD_CALL_pipe);
+		return ufd_ret(make_pipe(fds, 0, UFD_CALL_pipe));
 	return UFD_REAL(pipe)(fds);
 }
 
@@ -1428,19 +1218,19 @@ UFD_PUBLIC int pipe(int fds[2])
 UFD_PUBLIC int epoll_create(int size)
 {
 	if (!ufd_settings.cloexec)
-		return ufd_new_fd(UFD_REAL(epoll_create)(size), 0, UFD_CALL_epoll_create);
+		return ufd_ret_new_fd(UFD_REAL(epoll_create)(size), 0, UFD_CALL_epoll_create);
 	if (size <= 0) /* what epoll_create checks and epoll_create1 cannot */
 		return ufd_ret(-EINVAL);
-	return ufd_new_fd(UFD_REAL(epoll_create1)(EPOLL_CLOEXEC), 1,
+	return ufd_ret_new_fd(UFD_REAL(epoll_create1)(EPOLL_CLOEXEC), 1,
 			  UFD_CALL_epoll_create);
 }
 
 UFD_PUBLIC int inotify_init(void)
 {
 	if (ufd_settings.cloexec)
-		return ufd_new_fd(UFD_REAL(inotify_init1)(IN_CLOEXEC), 1,
+		return ufd_ret_new_fd(UFD_REAL(inotify_init1)(IN_CLOEXEC), 1,
 				  UFD_CALL_inotify_init);
-	return ufd_new_fd(UFD_REAL(inotify_init)(), 0, UFD_CALL_inotify_init);
+	return ufd_ret_new_fd(UFD_REAL(inotify_init)(), 0, UFD_CALL_inotify_init);
 }
 
 /* A mode string with 'e' (O_CLOEXEC) added, in buf, under UFD_CLOEXEC;
@@ -1469,7 +1259,7 @@ static void stream_opened(FILE *fp, const char *mode, int added)
 {
 	int fd = UFD_REAL(fileno)(fp), vfd;
 
-	ufd_std_fixup(fd, added);
+	newfd_std_fixup(fd, added);
 	vfd = fd >= 0 && vfd_guarded(fd) ? vfd_owner(fd) : -1;
 	if (vfd >= 0) {
 		ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);

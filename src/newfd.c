@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * newfd.c - what happens to a descriptor a call has just made (newfd.h).
+ */
+#include "newfd.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "procfs.h"
+#include "text.h"
+#include "vfd_table.h"
+
+/* ---- POSIX record locks ----
+ *
+ * Making a new descriptor virtual duplicates it into the backing area and
+ * closes the kernel's first number for it; and any close drops the
+ * process's POSIX record locks (fcntl F_SETLK) on the file, even those it
+ * took through another descriptor.  So once the application has taken
+ * such a lock, a regular file is checked first (in /proc/locks): if the
+ * process holds a lock on it, its descriptor is adopted as the backing
+ * descriptor where it is, not duplicated and closed.
+ */
+static int posix_locks_taken;
+
+int newfd_posix_locks_taken(void)
+{
+	return __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED);
+}
+
+void newfd_note_posix_lock(void)
+{
+	if (!__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED))
+		__atomic_store_n(&posix_locks_taken, 1, __ATOMIC_RELAXED);
+}
+
+/* The next space-separated word at *s, advanced past; its length. */
+static size_t next_word(const char **s, const char **word)
+{
+	size_t n;
+
+	while (**s == ' ' || **s == '\t')
+		(*s)++;
+	*word = *s;
+	for (n = 0; (*s)[n] && (*s)[n] != ' ' && (*s)[n] != '\t'; n++)
+		;
+	*s += n;
+	return n;
+}
+
+/* What a line of /proc/locks must show to be a lock of this process on
+ * the file. */
+struct lock_query {
+	unsigned long pid;
+	char id[64]; /* "<maj>:<min>:<ino>" as /proc/locks writes it */
+};
+
+/* Is line of /proc/locks ("1: POSIX  ADVISORY  WRITE <pid> <maj>:<min>:<ino>
+ * <start> <end>") a lock that the process holds on the file?  Waiters
+ * ("1: -> POSIX ...") hold none. */
+static int lock_line_matches(const char *line, void *ctx)
+{
+	const struct lock_query *q = ctx;
+	const char *w, *end;
+	unsigned long pid;
+	size_t n;
+
+	next_word(&line, &w); /* "1:" */
+	if (next_word(&line, &w) != 5 || strncmp(w, "POSIX", 5))
+		return 0;
+	next_word(&line, &w); /* ADVISORY or MANDATORY */
+	next_word(&line, &w); /* READ or WRITE */
+	n = next_word(&line, &w);
+	end = ufd_parse_decimal(w, ~0UL, &pid);
+	if (!end || end != w + n || pid != q->pid)
+		return 0;
+	n = next_word(&line, &w);
+	return n == strlen(q->id) && !strncmp(w, q->id, n);
+}
+
+/* Does this process hold a POSIX record lock on fd's file?  Raw calls
+ * only: this runs inside open(). */
+static int holds_posix_lock(int fd)
+{
+	struct lock_query q;
+	struct stat st;
+	int found;
+
+	if (ufd_sys_fstat(fd, &st) < 0)
+		return 1; /* cannot tell: keep the locks safe */
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	q.pid = (unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	snprintf(q.id, sizeof(q.id), "%02x:%02x:%lu", major(st.st_dev),
+		 minor(st.st_dev), (unsigned long)st.st_ino);
+	found = ufd_proc_lines("/proc/locks", lock_line_matches, &q);
+	return found != 0; /* cannot read it (< 0): keep the locks safe */
+}
+
+/* ---- making a new descriptor virtual ---- */
+
+/*
+ * Move real_fd, which the application's call just made, into the virtual
+ * space: a duplicate in the backing area, then real_fd closed; or real_fd
+ * adopted where it is, if closing it would drop the process's record
+ * locks.  Returns the virtual descriptor, or -errno with real_fd still
+ * open.
+ */
+static int virtual_or_open(int real_fd, unsigned flags)
+{
+	int vfd;
+
+	/*
+	 * Never 0, 1 or 2: no backing descriptor is a standard stream (the
+	 * exec hand-off refuses one).  Under UFD_MODE=all, where the
+	 * application sees no real number anyway, every regular file is
+	 * adopted once locks are in use: checking /proc/locks and closing
+	 * after would leave a window for another thread's new lock on the
+	 * file to be dropped.
+	 */
+	if (real_fd > 2 && newfd_posix_locks_taken() &&
+	    (ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
+				   : holds_posix_lock(real_fd))) {
+		UFD_LOG("%d: the process holds record locks on its file: "
+			"adopted, not closed", real_fd);
+		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
+	}
+	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
+	if (vfd >= 0) {
+		/* Unmarked before the number is free: after, another thread
+		 * may get it, with a mark of its own. */
+		vfd_real_closing(real_fd);
+		ufd_sys_close(real_fd);
+	}
+	return vfd;
+}
+
+int newfd_virtual_or_close(int fd, unsigned flags)
+{
+	int vfd = virtual_or_open(fd, flags);
+
+	if (vfd < 0)
+		ufd_sys_close(fd);
+	return vfd;
+}
+
+int newfd_virtual_or_real(int fd, enum ufd_call call)
+{
+	int kernel_flags, vfd;
+	unsigned vflags;
+
+	if (ufd_settings_exclude(fd, call)) {
+		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name[call], fd);
+		return fd;
+	}
+	kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
+	vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
+	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
+		vflags |= VFD_CLOEXEC;
+	vfd = virtual_or_open(fd, vflags);
+	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
+	return vfd < 0 ? fd : vfd;
+}
+
+/* ---- the application's limit, pairs, ufd's own flags ---- */
+
+int newfd_past_limit(int fd)
+{
+	vfd_real_closing(fd); /* drops a close-on-fork mark set meanwhile */
+	ufd_sys_close(fd);
+	UFD_LOG("%d: past the application's RLIMIT_NOFILE: EMFILE", fd);
+	return -EMFILE;
+}
+
+int newfd_finish_pair(int fds[2], int added, enum ufd_call call)
+{
+	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+
+	if ((unsigned)fds[0] >= limit || (unsigned)fds[1] >= limit) {
+		vfd_real_closing(fds[0]);
+		ufd_sys_close(fds[0]);
+		return newfd_past_limit(fds[1]);
+	}
+	fds[0] = newfd_finish(fds[0], added, call);
+	fds[1] = newfd_finish(fds[1], added, call);
+	return 0;
+}
+
+int newfd_finish_flagged(int fd, int virt, unsigned vflags, int added,
+			 enum ufd_call call)
+{
+	int r;
+
+	if (virt)
+		return newfd_virtual_or_close(fd, vflags);
+	if (vflags & VFD_CLOFORK) {
+		r = vfd_real_set_flags(fd, VFD_CLOFORK);
+		if (r < 0) {
+			ufd_sys_close(fd);
+			return r;
+		}
+	}
+	if ((unsigned)fd >= ufd_app_nofile)
+		return newfd_past_limit(fd);
+	return newfd_finish(fd, added, call);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * newfd.h - what happens to a descriptor that a call has just made.
+ *
+ * The layer between the table (vfd_table.h) and the shim: every wrapper
+ * that creates a descriptor hands the kernel's result here, and this
+ * layer applies the settings that concern new descriptors, in this order:
+ * the application's RLIMIT_NOFILE (ufd holds the kernel's higher:
+ * placement.h), UFD_CLOEXEC (never on 0, 1 or 2), UFD_MODE=all and
+ * UFD_EXCLUDE, and the process's POSIX record locks, which moving a
+ * descriptor into the virtual space must not drop.
+ *
+ * Every function returns >= 0 or -errno and leaves errno alone.  The
+ * names say what becomes of the kernel's descriptor when making a virtual
+ * one fails: _or_real (it stays, real), _or_close (it is closed).
+ */
+#ifndef UFD_NEWFD_H
+#define UFD_NEWFD_H
+
+#include <fcntl.h>
+#include <stdint.h>
+
+#include "calls.h"
+#include "placement.h"
+#include "settings.h"
+#include "sys.h"
+
+/*
+ * UFD_CLOEXEC's flag for one call: sets bit in *flags and returns 1 if
+ * UFD_CLOEXEC is on and the caller did not ask for the bit already (the
+ * `added` of the functions below).
+ */
+static inline int newfd_add_cloexec(int *flags, int bit)
+{
+	if (__builtin_expect(!ufd_settings.cloexec, 1) || (*flags & bit))
+		return 0;
+	*flags |= bit;
+	return 1;
+}
+
+/* A descriptor on 0, 1 or 2 loses the close-on-exec flag that UFD_CLOEXEC
+ * added (`added`): standard streams are never affected. */
+static inline void newfd_std_fixup(int fd, int added)
+{
+	if (__builtin_expect(added, 0) && fd >= 0 && fd <= 2)
+		ufd_sys_fcntl(fd, F_SETFD, 0);
+}
+
+/*
+ * Real descriptor fd, just made, becomes a virtual one at random, with its
+ * kernel close-on-exec flag and ufd's close-on-fork mark as its flags,
+ * unless UFD_EXCLUDE names fd's number or the call.  Returns the virtual
+ * descriptor, or fd itself, still open and real, if that cannot be made
+ * (EMFILE, ENOMEM): the call succeeds with a real descriptor rather than
+ * fail for ufd's sake.  For UFD_MODE=all.
+ */
+int newfd_virtual_or_real(int fd, enum ufd_call call);
+
+/*
+ * The same for a call that asked for a virtual descriptor (O_UNSEQFD,
+ * SOCK_UNSEQ), with VFD_* flags: returns the virtual descriptor, or
+ * -errno with fd closed (the call fails).
+ */
+int newfd_virtual_or_close(int fd, unsigned flags);
+
+/*
+ * fd, just made by the kernel, is at or past the application's soft
+ * RLIMIT_NOFILE: without ufd the call would have failed.  Closes fd;
+ * returns -EMFILE.
+ */
+int newfd_past_limit(int fd);
+
+/*
+ * Descriptor fd (>= 0, below the application's limit), just made by the
+ * call: a standard stream keeps its flags as the kernel made them (with
+ * `added` undone); under UFD_MODE=all anything else becomes virtual
+ * (newfd_virtual_or_real).  Returns the descriptor the application gets;
+ * never fails.
+ */
+static inline int newfd_finish(int fd, int added, enum ufd_call call)
+{
+	newfd_std_fixup(fd, added);
+	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
+		return newfd_virtual_or_real(fd, call);
+	return fd;
+}
+
+/*
+ * Both descriptors of a pair the kernel just made (pipe, socketpair): if
+ * one is past the application's limit, both are closed and the result is
+ * -EMFILE, as the kernel makes both or neither.  Else each as
+ * newfd_finish.  Returns 0 or -EMFILE.
+ */
+int newfd_finish_pair(int fds[2], int added, enum ufd_call call);
+
+/*
+ * A descriptor fd (>= 0) that a call just made for real, finished as the
+ * call's flags asked: made virtual (virt, with VFD_* flags vflags: as
+ * newfd_virtual_or_close), or marked close-on-fork (VFD_CLOFORK in
+ * vflags); then as newfd_finish, or closed with -EMFILE past the
+ * application's limit.  If the mark cannot be set, fd is closed.  Returns the descriptor or -errno.
+ */
+int newfd_finish_flagged(int fd, int virt, unsigned vflags, int added,
+			 enum ufd_call call);
+
+/* The process takes a POSIX record lock (fcntl F_SETLK, lockf): from now
+ * on new descriptors of regular files are checked before they move. */
+void newfd_note_posix_lock(void);
+
+/* Has the process taken POSIX record locks?  Then closing a descriptor of
+ * a regular file may drop them. */
+int newfd_posix_locks_taken(void);
+
+#endif /* UFD_NEWFD_H */
