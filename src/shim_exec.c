@@ -29,6 +29,7 @@
 #include <sys/auxv.h>
 #include <sys/wait.h>
 
+#include "handoff.h"
 #include "log.h"
 #include "sys.h"
 #include "vfd_table.h"
@@ -77,14 +78,14 @@ void ufd_exec_init(void)
 		 * descriptors from its (untrusted) environment: the setting
 		 * is NULL there.  Removed either way. */
 		if (ufd_settings.handoff)
-			vfd_exec_inherit(ufd_settings.handoff);
+			handoff_inherit(ufd_settings.handoff);
 		unsetenv(HANDOFF_VAR);
 	}
 }
 
 /* The new environment of one exec, and what to undo if it fails. */
 struct exec_env {
-	char *handoff;	    /* "UFD_HANDOFF=...", from vfd_exec_prepare */
+	char *handoff;	    /* "UFD_HANDOFF=...", from handoff_prepare */
 	size_t handoff_len;
 	char **envp;	    /* the new array, in its own mapping */
 	size_t envp_len;
@@ -193,7 +194,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 
 	/* Also without UFD_INHERIT: the table locked and the application's
 	 * RLIMIT_NOFILE for the exec, and no virtual descriptor kept. */
-	err = vfd_exec_prepare(&x->handoff, &x->handoff_len, spawn, ufd_settings.inherit);
+	err = handoff_prepare(&x->handoff, &x->handoff_len, spawn, ufd_settings.inherit);
 	if (err < 0)
 		return err;
 	/* An empty hand-off ends with the ';' after the pid. */
@@ -209,7 +210,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	v = ufd_sys_mmap(NULL, x->envp_len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ufd_sys_is_error((long)v)) {
-		vfd_exec_done(x->handoff, x->handoff_len);
+		handoff_done(x->handoff, x->handoff_len);
 		x->handoff = NULL;
 		return -ENOMEM;
 	}
@@ -251,7 +252,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 
 unreadable:
 	ufd_sys_munmap(x->envp, x->envp_len);
-	vfd_exec_done(x->handoff, x->handoff_len);
+	handoff_done(x->handoff, x->handoff_len);
 	memset(x, 0, sizeof(*x));
 	return 0;
 }
@@ -261,7 +262,7 @@ static void exec_env_done(struct exec_env *x)
 {
 	if (x->envp)
 		ufd_sys_munmap(x->envp, x->envp_len);
-	vfd_exec_done(x->handoff, x->handoff_len);
+	handoff_done(x->handoff, x->handoff_len);
 }
 
 /* Run `call` (an expression using env_) with the new environment made

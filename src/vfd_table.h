@@ -6,8 +6,8 @@
  * it and to its per-descriptor flags, on top of one fdmap.  It owns the
  * process-wide state: the lock that serialises changes, the random seed,
  * where backing descriptors are placed and how they are kept from the
- * application, close-on-fork marks of real descriptors, what fork does to
- * the table, and the hand-off of descriptors across exec.
+ * application, close-on-fork marks of real descriptors, and what fork does
+ * to the table.  The hand-off of descriptors across exec is handoff.h.
  *
  * Functions return >= 0 or -errno and never touch errno.
  */
@@ -254,38 +254,5 @@ uint32_t vfd_real_get_flags(int fd);
  */
 int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 		   int keep_regular);
-
-/*
- * exec hand-off.
- *
- * vfd_exec_prepare: before an exec, make every virtual descriptor without
- * close-on-exec inheritable (its backing descriptor loses the kernel's
- * close-on-exec flag) and write, into a new mapping returned in *buf (of
- * *len bytes), the environment entry "UFD_HANDOFF=..." that tells ufd in
- * the new program which inherited descriptor backs which virtual one, and
- * the close-on-fork marks of real descriptors.  With spawn (posix_spawn,
- * system, popen: a fork child that execs), close-on-fork descriptors,
- * virtual or real, are not passed on at all.  The table stays locked
- * until vfd_exec_done, so that nothing changes under the exec, and the
- * kernel's soft RLIMIT_NOFILE is the application's (placement_exec).
- * Without keep (UFD_INHERIT=0), no virtual descriptor survives: the
- * hand-off lists close-on-fork marks only.  A list
- * too long for one environment string goes in an inherited memfd (see
- * vfd_table.c).  Returns 0, or -ENOMEM, -EMFILE or -EIO, with the table
- * unlocked and nothing changed.
- *
- * vfd_exec_done: after the exec failed: back to how things were (every
- * backing descriptor close-on-exec again, as it is at all times outside
- * an exec), the mapping freed, the table unlocked.
- *
- * vfd_exec_inherit: in the new program (from the library constructor),
- * take over what the hand-off in environment entry `value` describes.  The
- * value is untrusted: anything malformed or not matching this process is
- * reported once on stderr and ignored as a whole.  Returns the number of
- * virtual descriptors taken over, or -EINVAL.
- */
-int vfd_exec_prepare(char **buf, size_t *len, int spawn, int keep);
-void vfd_exec_done(char *buf, size_t len);
-int vfd_exec_inherit(const char *value);
 
 #endif /* UFD_VFD_TABLE_H */
