@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * api.c - the public API of include/ufd.h that is not an interposed libc
- * call: nonseqfd() and the queries.
+ * api.c - the top of the library: the public API of include/ufd.h that
+ * is not an interposed libc call (nonseqfd() and the queries), and the
+ * one constructor, which starts every layer below in order.
  */
 #include "shim.h"
 
+#include "log.h"
+#include "settings.h"
 #include "sys.h"
 #include "ufd.h"
 #include "vfd_table.h"
@@ -70,4 +73,21 @@ UFD_PUBLIC int ufd_backing_fd(int fd)
 		return real != fd ? real : ufd_ret(-EBADF);
 	}
 	return real_is_open(fd) ? fd : ufd_ret(-EBADF);
+}
+
+/*
+ * Before main(), and before any other library's constructor that runs
+ * later: settings first (every layer reads them), the log, the real
+ * functions, the table, then what the shim keeps itself: the listings'
+ * fork handlers, and the exec state with the descriptors this program was
+ * handed.
+ */
+__attribute__((constructor)) static void ufd_init(void)
+{
+	ufd_settings_load();
+	ufd_log_init(ufd_settings.log);
+	ufd_shim_init();
+	vfd_init();
+	ufd_stream_init();
+	ufd_exec_init();
 }

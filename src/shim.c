@@ -2,14 +2,16 @@
 /*
  * shim.c - the generated part of the shim: from calls.def, the pointers to
  * the real functions, their resolution, and every wrapper that only has to
- * translate descriptor arguments.  The wrappers that do more are in
- * shim_special.c.
+ * translate descriptor arguments.  The wrappers that do more are written
+ * by hand, each in the shim file of its calls.def family (shim_fd.c,
+ * shim_msg.c, shim_stream.c, shim_exec.c, shim_path.c, shim_limits.c,
+ * shim_syscall.c).
  *
  * The cost on the hot path is the budget: a call on a real descriptor does
  * one range test and one jump through the real function's pointer.  There
  * is no "initialised yet?" test: each pointer starts at a stub that resolves
  * the real function on first use, and the constructor resolves them all
- * eagerly before main().
+ * eagerly before main() (ufd_shim_init, from api.c's constructor).
  */
 #include "shim.h"
 
@@ -17,8 +19,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "log.h"
-#include "sys.h"
 #include "vfd_table.h"
 
 #define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
@@ -83,17 +83,6 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 
 #pragma GCC diagnostic pop
 
-void ufd_resolve_all(void)
-{
-#define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_HAND(name, ret, err, params, args, "")
-#define UFD_HAND(name, ret, err, params, args, why)                                \
-	if (UFD_REAL(name) == resolve_##name)                                 \
-		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
-#include "calls.def"
-}
-
-
 /*
  * The translating wrappers: each FD(x) in a row's fds becomes one line.
  * The prototype comes first for the entry points that glibc still exports
@@ -128,25 +117,21 @@ void ufd_resolve_all(void)
 int ufd_interposed = 1;
 
 /*
- * Whether the process's calls reach ufd's wrappers.  They do not when
- * libufd.so comes after libc in the lookup order: a library linked with it
- * in a program that is not (a library's dependencies are searched after
- * the program's, libc among them).  Then there is no libc after ufd for
- * RTLD_NEXT to find, and the real functions resolved to their stand-ins.
- * (A sanitizer's interceptors before ufd do not matter: they call on.)
+ * Resolve every real function now, and find whether the process's calls
+ * reach ufd's wrappers.  They do not when libufd.so comes after libc in
+ * the lookup order: a library linked with it in a program that is not (a
+ * library's dependencies are searched after the program's, libc among
+ * them).  Then there is no libc after ufd for RTLD_NEXT to find, and the
+ * real functions resolved to their stand-ins.  (A sanitizer's
+ * interceptors before ufd do not matter: they call on.)
  */
-static void check_interposed(void)
+void ufd_shim_init(void)
 {
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                                \
+	if (UFD_REAL(name) == resolve_##name)                                 \
+		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
+#include "calls.def"
 	ufd_interposed = UFD_REAL(close) != missing_close;
-}
-
-__attribute__((constructor)) static void ufd_shim_init(void)
-{
-	ufd_settings_load();
-	ufd_log_init(ufd_settings.log);
-	ufd_resolve_all();
-	check_interposed();
-	vfd_init();
-	ufd_dir_init();
-	ufd_exec_init();
 }

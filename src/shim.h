@@ -87,10 +87,10 @@
  * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
 #define UFD_REAL(name) __atomic_load_n(&ufd_real_##name, __ATOMIC_RELAXED)
 
-/* Resolve every real function now.  Idempotent; the library constructor
- * calls it, and nothing needs it earlier (each pointer starts at a stub that
- * resolves on first use). */
-void ufd_resolve_all(void);
+/* At start-up (api.c's constructor): resolve every real function now,
+ * and set ufd_interposed.  Nothing needs it earlier: each pointer starts
+ * at a stub that resolves it on first use. */
+void ufd_shim_init(void);
 
 /*
  * Paths naming a descriptor (PATH rows, and open): ufd_path_size(path) is
@@ -108,14 +108,9 @@ const char *ufd_path(const char *path, char *buf, size_t size);
  * /dev/fd, /proc/<own pid>/fd, /proc/thread-self/fd)? */
 int ufd_path_is_fd_dir(const char *path);
 
-/* Directory streams: start or stop filtering dir as a listing of this
- * process's descriptors (shim_dir.c).  ufd_listing_forget is a no-op for
- * other streams. */
-void ufd_listing_track(DIR *dir);
-void ufd_listing_forget(DIR *dir);
-
-/* Fork handlers for the listings' lock; from the library constructor. */
-void ufd_dir_init(void);
+/* At start-up: fork handlers for the lock of the listings of
+ * /proc/self/fd (shim_stream.c). */
+void ufd_stream_init(void);
 
 /* At start-up, after the table: where libufd.so is, whether children get
  * it (UFD_INHERIT), and the descriptors handed off by the program that
@@ -127,7 +122,7 @@ void ufd_exec_init(void);
 int ufd_close(int fd);
 
 /* 0 if the process's libc calls do not reach ufd's wrappers (see
- * check_interposed in shim.c): a virtual descriptor would be unusable. */
+ * ufd_shim_init): a virtual descriptor would be unusable. */
 extern int ufd_interposed;
 
 /*

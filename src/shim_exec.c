@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim_exec.c - exec and spawn.
+ * shim_exec.c - exec and spawn (and vfork, which is fork here).
  *
  * A virtual descriptor without close-on-exec survives exec, with its number
  * and flags, when the new program runs under ufd too.  Every way to exec
@@ -279,6 +279,22 @@ static void exec_env_done(struct exec_env *x)
 		exec_env_done(&x_);                                    \
 		return r_;                                             \
 	} while (0)
+
+/* ---- vfork ---- */
+
+/*
+ * A vfork child shares the parent's memory, ufd's table included, so a
+ * close or dup2 it makes through ufd (CPython's subprocess does, between
+ * vfork and exec) would change the parent's table.  POSIX lets vfork be
+ * fork, and so it is here.  (posix_spawn's internal vfork-style child runs
+ * only glibc's internal calls, which ufd does not see.)
+ */
+UFD_PUBLIC pid_t vfork(void)
+{
+	return fork();
+}
+
+/* ---- the exec family ---- */
 
 UFD_PUBLIC int execve(const char *path, char *const argv[], char *const envp[])
 {

@@ -162,8 +162,7 @@ void vfd_init(void);
  * With VFD_ADOPT in flags (VFD_AT_RANDOM only), real_fd itself becomes the
  * backing descriptor, close-on-exec and without a close-on-fork mark,
  * where it is: for a descriptor that must not be duplicated and closed
- * (see move_to_virtual in shim_special.c).  On failure it is left open and
- * as it was.
+ * (see newfd.c).  On failure it is left open and as it was.
  */
 #define VFD_ADOPT 0x100U
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);

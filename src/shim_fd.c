@@ -1,0 +1,681 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_fd.c - the hand-written wrappers of calls.def's first family: the
+ * calls that create, duplicate and close descriptors (open, pipe, socket,
+ * accept, dup, dup2, dup3, fcntl, pidfd_getfd, close, close_range), in
+ * the table's order, and the file-state calls that change a descriptor's
+ * flags or the process's record locks (lockf, ioctl).  What happens to
+ * each new descriptor is newfd.h's; these wrappers strip ufd's own flags
+ * (O_UNSEQFD, SOCK_UNSEQ, O_CLOFORK) before the kernel sees them and keep
+ * the kernel's order of checks, so that a call with several faults fails
+ * with the errno the kernel would pick.
+ */
+#include "shim.h"
+
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "sys.h"
+#include "vfd_table.h"
+
+/* ---- open ---- */
+
+/* Would open() read a mode argument for these flags?  As glibc decides. */
+#define OPEN_NEEDS_MODE(flags) \
+	(((flags) & O_CREAT) != 0 || ((flags) & O_TMPFILE) == O_TMPFILE)
+
+/* Read open()'s optional mode into mode_var when flags call for it. */
+#define OPEN_MODE(mode_var, flags)                        \
+	do {                                              \
+		if (OPEN_NEEDS_MODE(flags)) {             \
+			va_list ap;                       \
+			va_start(ap, flags);              \
+			mode_var = va_arg(ap, mode_t);    \
+			va_end(ap);                       \
+		}                                         \
+	} while (0)
+
+/*
+ * The result r of a real call that made a descriptor for a call with
+ * ufd's own flags (newfd_finish_flagged), as the application gets it.
+ */
+static int ret_flagged(int r, int virt, unsigned vflags, int added,
+		       enum ufd_call call)
+{
+	return r < 0 ? r : ufd_ret(newfd_finish_flagged(r, virt, vflags, added, call));
+}
+
+/* ufd's own open flags: stripped before the kernel sees the call. */
+#define OPEN_UFD_FLAGS (O_UNSEQFD | O_CLOFORK)
+
+/*
+ * The flags the kernel gets.  For O_UNSEQFD the file is opened as usual,
+ * close-on-exec so that a concurrent fork+exec in another thread cannot
+ * inherit the temporary descriptor, then moved into the virtual space.
+ */
+static int open_flags(int flags)
+{
+	if (!(flags & OPEN_UFD_FLAGS))
+		return flags;
+	return (flags & ~OPEN_UFD_FLAGS) | (flags & O_UNSEQFD ? O_CLOEXEC : 0);
+}
+
+static int open_result(int fd, int flags, int added, enum ufd_call call)
+{
+	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
+		return ufd_ret_new_fd(fd, added, call);
+	return ret_flagged(fd, flags & O_UNSEQFD,
+		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
+			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
+		       added, call);
+}
+
+/* The body of every open wrapper: rewrite a /dev/fd path, call the real
+ * function with args, move the result if O_UNSEQFD asked for it. */
+#define OPEN_BODY(name, path, flags, ...)                                    \
+	do {                                                                 \
+		char path_buf_[ufd_path_size(path)];                         \
+		int added_ = newfd_add_cloexec(&flags, O_CLOEXEC);             \
+		path = ufd_path(path, path_buf_, sizeof(path_buf_));         \
+		return open_result(UFD_REAL(name)(__VA_ARGS__), flags,       \
+				   added_, UFD_CALL_##name);                 \
+	} while (0)
+
+UFD_PUBLIC int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(mode, flags);
+	OPEN_BODY(open, path, flags, path, open_flags(flags), mode);
+}
+
+UFD_PUBLIC int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(mode, flags);
+	OPEN_BODY(open64, path, flags, path, open_flags(flags), mode);
+}
+
+UFD_PUBLIC int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(mode, flags);
+	dirfd = vfd_translate(dirfd);
+	OPEN_BODY(openat, path, flags, dirfd, path, open_flags(flags), mode);
+}
+
+UFD_PUBLIC int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	OPEN_MODE(mode, flags);
+	dirfd = vfd_translate(dirfd);
+	OPEN_BODY(openat64, path, flags, dirfd, path, open_flags(flags), mode);
+}
+
+/* The fortify entry points: open() without a mode argument. */
+UFD_PUBLIC int __open_2(const char *path, int flags)
+{
+	OPEN_BODY(__open_2, path, flags, path, open_flags(flags));
+}
+
+UFD_PUBLIC int __open64_2(const char *path, int flags)
+{
+	OPEN_BODY(__open64_2, path, flags, path, open_flags(flags));
+}
+
+UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
+{
+	dirfd = vfd_translate(dirfd);
+	OPEN_BODY(__openat_2, path, flags, dirfd, path, open_flags(flags));
+}
+
+UFD_PUBLIC int __openat64_2(int dirfd, const char *path, int flags)
+{
+	dirfd = vfd_translate(dirfd);
+	OPEN_BODY(__openat64_2, path, flags, dirfd, path, open_flags(flags));
+}
+
+/* ---- creating calls without a close-on-exec flag, for UFD_CLOEXEC ----
+ *
+ * Each is its flagged twin with the flag set when UFD_CLOEXEC=1, so that
+ * the flag is there from the first instant (no window for a concurrent
+ * fork+exec, which a later fcntl would leave).
+ */
+
+UFD_PUBLIC int creat(const char *path, mode_t mode)
+{
+	return open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+UFD_PUBLIC int creat64(const char *path, mode_t mode)
+{
+	return open64(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
+}
+
+UFD_PUBLIC int mkstemp(char *template)
+{
+	return mkostemp(template, 0);
+}
+
+UFD_PUBLIC int mkstemp64(char *template)
+{
+	return mkostemp64(template, 0);
+}
+
+UFD_PUBLIC int mkstemps(char *template, int suffixlen)
+{
+	return mkostemps(template, suffixlen, 0);
+}
+
+UFD_PUBLIC int mkstemps64(char *template, int suffixlen)
+{
+	return mkostemps64(template, suffixlen, 0);
+}
+
+
+/* pipe and pipe2, each under its own name for UFD_EXCLUDE.  Returns 0
+ * or -errno. */
+static int make_pipe(int fds[2], int flags, enum ufd_call call)
+{
+	int added = newfd_add_cloexec(&flags, O_CLOEXEC);
+
+	if (UFD_REAL(pipe2)(fds, flags) < 0)
+		return -errno;
+	return newfd_finish_pair(fds, added, call);
+}
+
+UFD_PUBLIC int pipe2(int fds[2], int flags)
+{
+	return ufd_ret(make_pipe(fds, flags, UFD_CALL_pipe2));
+}
+
+UFD_PUBLIC int pipe(int fds[2])
+{
+	if (ufd_settings.cloexec || ufd_settings.mode_all ||
+	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX)
+		return ufd_ret(make_pipe(fds, 0, UFD_CALL_pipe));
+	return UFD_REAL(pipe)(fds);
+}
+
+/* Under UFD_CLOEXEC these two are their flagged successors, called
+ * directly so that the result is still epoll_create's (inotify_init's). */
+UFD_PUBLIC int epoll_create(int size)
+{
+	if (!ufd_settings.cloexec)
+		return ufd_ret_new_fd(UFD_REAL(epoll_create)(size), 0, UFD_CALL_epoll_create);
+	if (size <= 0) /* what epoll_create checks and epoll_create1 cannot */
+		return ufd_ret(-EINVAL);
+	return ufd_ret_new_fd(UFD_REAL(epoll_create1)(EPOLL_CLOEXEC), 1,
+			  UFD_CALL_epoll_create);
+}
+
+UFD_PUBLIC int inotify_init(void)
+{
+	if (ufd_settings.cloexec)
+		return ufd_ret_new_fd(UFD_REAL(inotify_init1)(IN_CLOEXEC), 1,
+				  UFD_CALL_inotify_init);
+	return ufd_ret_new_fd(UFD_REAL(inotify_init)(), 0, UFD_CALL_inotify_init);
+}
+
+
+/* ---- sockets ---- */
+
+/* ufd's own socket type flags: stripped before the kernel sees the call. */
+#define SOCK_UFD_FLAGS (SOCK_UNSEQ | SOCK_CLOFORK)
+
+static unsigned sock_vfd_flags(int flags)
+{
+	return (flags & SOCK_CLOEXEC ? VFD_CLOEXEC : 0) |
+	       (flags & SOCK_CLOFORK ? VFD_CLOFORK : 0);
+}
+
+/* The type or flags the kernel gets: as open_flags. */
+static int sock_flags(int flags)
+{
+	return (flags & ~SOCK_UFD_FLAGS) | (flags & SOCK_UNSEQ ? SOCK_CLOEXEC : 0);
+}
+
+UFD_PUBLIC int socket(int domain, int type, int protocol)
+{
+	int added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
+
+	if (!(type & SOCK_UFD_FLAGS))
+		return ufd_ret_new_fd(UFD_REAL(socket)(domain, type, protocol), added,
+				  UFD_CALL_socket);
+	return ret_flagged(UFD_REAL(socket)(domain, sock_flags(type), protocol),
+		       type & SOCK_UNSEQ, sock_vfd_flags(type), added,
+		       UFD_CALL_socket);
+}
+
+UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
+{
+	int real[2], v0, v1, added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
+
+	if (!(type & SOCK_UFD_FLAGS)) {
+		if (UFD_REAL(socketpair)(domain, type, protocol, sv) < 0)
+			return -1;
+		return ufd_ret(newfd_finish_pair(sv, added, UFD_CALL_socketpair));
+	}
+	if (UFD_REAL(socketpair)(domain, sock_flags(type), protocol, real) < 0)
+		return -1;
+	v0 = newfd_finish_flagged(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type),
+				  added, UFD_CALL_socketpair);
+	if (v0 < 0) {
+		ufd_sys_close(real[1]);
+		return ufd_ret(v0);
+	}
+	v1 = newfd_finish_flagged(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type),
+				  added, UFD_CALL_socketpair);
+	if (v1 < 0) {
+		ufd_close(v0);
+		return ufd_ret(v1);
+	}
+	sv[0] = v0;
+	sv[1] = v1;
+	return 0;
+}
+
+UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
+{
+	int added = newfd_add_cloexec(&flags, SOCK_CLOEXEC);
+
+	fd = vfd_translate(fd);
+	if (!(flags & SOCK_UFD_FLAGS))
+		return ufd_ret_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added,
+				  UFD_CALL_accept4);
+	return ret_flagged(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
+		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added,
+		       UFD_CALL_accept4);
+}
+
+
+UFD_PUBLIC int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
+{
+	return accept4(fd, addr, len, 0);
+}
+
+
+/* ---- dup, dup2, dup3 ---- */
+
+UFD_PUBLIC int dup(int fd)
+{
+	if (vfd_is_backing(fd))
+		return ufd_ret(-EBADF);
+	if (ufd_settings.cloexec)
+		return ufd_ret_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
+				  1, UFD_CALL_dup);
+	return ufd_ret_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
+}
+
+
+static int is_virtual_target(int newfd)
+{
+	return vfd_in_space(newfd) || (unsigned)newfd == FD_UNSEQ_ALLOC;
+}
+
+/*
+ * dup2/dup3 onto a virtual number: FD_UNSEQ_ALLOC picks one at random, any
+ * other number is taken exactly, replacing what it held.  Returns the new
+ * descriptor or -errno.
+ */
+static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
+{
+	int real = vfd_translate(oldfd);
+
+	if (oldfd == newfd) /* dup2(x, x): x if it is open (dup3 said EINVAL) */
+		return vfd_in_space(oldfd) && vfd_slot(oldfd) ? newfd : -EBADF;
+	if ((unsigned)newfd == FD_UNSEQ_ALLOC)
+		return vfd_create(real, flags | (ufd_settings.cloexec ? VFD_CLOEXEC : 0),
+				  VFD_AT_RANDOM, 0);
+	return vfd_create(real, flags, VFD_AT_EXACT, newfd);
+}
+
+/*
+ * Is oldfd open, as dup2 checks it: a virtual descriptor in the table, a
+ * real one for the kernel (the raw call, so that no flag of ufd's and no
+ * interposed function is involved).
+ */
+static int dup_source_open(int oldfd)
+{
+	if (vfd_in_space(oldfd))
+		return vfd_slot(oldfd) != 0;
+	return ufd_sys_fcntl(oldfd, F_GETFD, 0) >= 0;
+}
+
+/*
+ * dup2/dup3 onto real descriptor newfd (not oldfd) that ufd guards: a
+ * backing descriptor or a marked one may be there, so vfd_real_dup makes
+ * the call.  A backing descriptor there is not the application's: it
+ * moves out of the way, so that the virtual descriptor it backs stays
+ * intact, and the application's dup2 succeeds as onto a free number.
+ * Returns newfd or -errno.
+ *
+ * The kernel checks oldfd before it touches newfd, so a dup2 that fails
+ * with EBADF leaves newfd as it was: oldfd is checked here first, and
+ * nothing is moved or unmarked for a call that is going to fail.
+ */
+static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
+{
+	if (!dup_source_open(oldfd))
+		return -EBADF;
+	/* Past the application's limit: the kernel's EBADF (its own limit,
+	 * which ufd holds higher, would let the call through). */
+	if ((unsigned)newfd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
+		return -EBADF;
+	return vfd_real_dup(oldfd, newfd, kflags, mark);
+}
+
+UFD_PUBLIC int dup2(int oldfd, int newfd)
+{
+	/* A backing descriptor is not open, for the application: no copy
+	 * of it (the kernel checks oldfd first). */
+	if (vfd_is_backing(oldfd))
+		return ufd_ret(-EBADF);
+	if (is_virtual_target(newfd))
+		return ufd_ret(dup_to_virtual(oldfd, newfd, 0));
+	if (oldfd != newfd && vfd_guarded(newfd))
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, 0, 0));
+	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
+}
+
+UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
+{
+	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
+			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+
+	/* The kernel's order: flags, then oldfd == newfd, then oldfd. */
+	if (flags & ~(O_CLOEXEC | O_CLOFORK))
+		return ufd_ret(-EINVAL);
+	if (oldfd == newfd)
+		return ufd_ret(-EINVAL);
+	if (vfd_is_backing(oldfd))
+		return ufd_ret(-EBADF);
+	if (is_virtual_target(newfd))
+		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
+	/* The number asked for, real: not a new descriptor for
+	 * UFD_MODE=all to move. */
+	if (vfd_guarded(newfd))
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
+						vflags & VFD_CLOFORK));
+	if (UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK) < 0)
+		return -1;
+	if (vflags & VFD_CLOFORK)
+		return ufd_ret(vfd_real_set_flags(newfd, VFD_CLOFORK) ?: newfd);
+	return newfd;
+}
+
+/* ---- fcntl ---- */
+
+/* FD_CLOEXEC/FD_CLOFORK <-> VFD_CLOEXEC/VFD_CLOFORK */
+static int fd_flags_of(unsigned vflags)
+{
+	return (vflags & VFD_CLOEXEC ? FD_CLOEXEC : 0) |
+	       (vflags & VFD_CLOFORK ? FD_CLOFORK : 0);
+}
+
+static unsigned vflags_of(int fd_flags)
+{
+	return (fd_flags & FD_CLOEXEC ? VFD_CLOEXEC : 0) |
+	       (fd_flags & FD_CLOFORK ? VFD_CLOFORK : 0);
+}
+
+/*
+ * What fcntl must do itself: F_DUPFD into the virtual space, F_DUPFD_CLOFORK
+ * (which the kernel does not know), and the descriptor flags, which for a
+ * virtual descriptor live in ufd's table (its backing descriptor is always
+ * close-on-exec for the kernel) and for a real one are the kernel's
+ * FD_CLOEXEC and ufd's FD_CLOFORK.  Everything else goes to the kernel.
+ */
+static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
+			int cmd, void *arg)
+{
+	/* The kernel reads the argument of these commands as an int. */
+	int argi = (int)(long)arg, r;
+
+	/* A backing descriptor is not the application's: no flags to read or
+	 * clear (that would leak it into children), nothing to duplicate. */
+	if (vfd_is_backing(fd))
+		return ufd_ret(-EBADF);
+	if (cmd == F_SETLK || cmd == F_SETLKW)
+		newfd_note_posix_lock();
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+	case F_DUPFD_CLOFORK: {
+		unsigned vflags = cmd == F_DUPFD_CLOEXEC ? VFD_CLOEXEC
+				  : cmd == F_DUPFD_CLOFORK ? VFD_CLOFORK
+							   : 0;
+		int added = ufd_settings.cloexec && cmd != F_DUPFD_CLOEXEC;
+
+		if (added) {
+			vflags |= VFD_CLOEXEC;
+			cmd = F_DUPFD_CLOEXEC;
+		}
+		/* From FD_UNSEQ_LIMIT on the kernel's own answer is right:
+		 * EBADF for a bad fd, else EINVAL (past RLIMIT_NOFILE). */
+		if ((unsigned)argi >= FD_UNSEQ_BASE &&
+		    (unsigned)argi < FD_UNSEQ_LIMIT)
+			return ufd_ret(vfd_create(vfd_translate(fd), vflags,
+						  VFD_AT_LOWEST, argi));
+		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */
+		r = real(vfd_translate(fd), cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd,
+			 arg);
+		/* From the application's limit on: the kernel's EINVAL (its
+		 * own limit, which ufd holds higher, let the call through). */
+		if (r >= 0 && (unsigned)argi >= ufd_app_nofile) {
+			ufd_sys_close(r);
+			return ufd_ret(-EINVAL);
+		}
+		return ret_flagged(r, 0, vflags & VFD_CLOFORK, added, call);
+	}
+	case F_GETFD:
+		if (vfd_in_space(fd)) {
+			r = vfd_get_flags(fd);
+			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
+		}
+		r = real(fd, cmd, arg);
+		return r < 0 ? r : r | fd_flags_of(vfd_real_get_flags(fd));
+	case F_SETFD:
+		if (vfd_in_space(fd))
+			return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK,
+						     vflags_of(argi)));
+		r = real(fd, cmd, (void *)(long)(argi & FD_CLOEXEC));
+		if (r == 0)
+			r = ufd_ret(vfd_real_set_flags(fd, vflags_of(argi)));
+		return r;
+	}
+	return real(vfd_translate(fd), cmd, arg);
+}
+
+UFD_PUBLIC int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(UFD_REAL(fcntl), UFD_CALL_fcntl, fd, cmd, arg);
+}
+
+UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	return fcntl_common(UFD_REAL(fcntl64), UFD_CALL_fcntl64, fd, cmd, arg);
+}
+
+/* glibc's lockf takes its locks with an internal fcntl, unseen. */
+/* ---- descriptors inside other calls' arguments ---- */
+
+UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	int real = vfd_translate(fd), r;
+
+	if (fd == -1) {
+		int added = newfd_add_cloexec(&flags, SFD_CLOEXEC);
+
+		return ufd_ret_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
+				  UFD_CALL_signalfd);
+	}
+	r = UFD_REAL(signalfd)(real, mask, flags);
+
+	/* Given an existing descriptor, signalfd returns it: the virtual one
+	 * the caller named, not its backing descriptor. */
+	return r >= 0 && real != fd && r == real ? fd : r;
+}
+
+/* ---- pidfd_getfd ---- */
+
+/* The process a pidfd refers to, from its fdinfo; -1 if unknown. */
+static long pidfd_pid(int pidfd)
+{
+	char path[48], buf[512], *p;
+	long n, fd;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return -1;
+	n = ufd_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	ufd_sys_close((int)fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	return p ? strtol(p + 5, NULL, 10) : -1;
+}
+
+/*
+ * targetfd is a number in the process pidfd refers to.  When that process
+ * is this one, a virtual targetfd is translated like any other; another
+ * process's virtual descriptors are its own ufd's, unknown here, so they
+ * reach the kernel as they are (EBADF).
+ */
+UFD_PUBLIC int pidfd_getfd(int pidfd, int targetfd, unsigned int flags)
+{
+	/* The kernel checks the flags first, then pidfd; the raw call also
+	 * serves syscall(SYS_pidfd_getfd) where libc has no wrapper. */
+	pidfd = vfd_translate(pidfd);
+	if (flags == 0 && (vfd_in_space(targetfd) || vfd_is_backing(targetfd)) &&
+	    pidfd_pid(pidfd) == (long)getpid()) {
+		/* A backing descriptor is not this process's, for it. */
+		if (vfd_is_backing(targetfd))
+			return ufd_ret(-EBADF);
+		targetfd = vfd_translate(targetfd);
+	}
+	return ufd_ret_new_fd(ufd_ret((int)ufd_sys6(SYS_pidfd_getfd, pidfd, targetfd,
+						flags, 0, 0, 0)),
+			  0, UFD_CALL_pidfd_getfd);
+}
+
+/* waitid(P_PIDFD, fd, ...) names a process by a pidfd: a descriptor in an
+ * id_t. */
+UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
+{
+	if (idtype == P_PIDFD)
+		id = (id_t)vfd_translate((int)id);
+	return UFD_REAL(waitid)(idtype, id, info, options);
+}
+
+/* ---- close ---- */
+
+__attribute__((noinline)) int ufd_close(int fd)
+{
+	if (vfd_in_space(fd))
+		return vfd_close(fd);
+	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
+	if (vfd_guarded(fd))
+		return vfd_real_close(fd);
+	/* libc's, so that interposers after ufd (a sanitizer's) see it. */
+	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
+}
+
+/*
+ * The hot path: below vfd_guard_from there is neither a virtual nor a
+ * backing descriptor nor a mark (every virtual descriptor has a backing
+ * descriptor, which lowered the guard below FD_UNSEQ_BASE), so one
+ * comparison sends a close straight to libc.
+ */
+UFD_PUBLIC int close(int fd)
+{
+	if (__builtin_expect(vfd_guarded(fd), 0))
+		return ufd_ret(ufd_close(fd));
+	return UFD_REAL(close)(fd);
+}
+
+UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
+{
+	return ufd_ret(vfd_close_range(first, last, (unsigned)flags));
+}
+
+/*
+ * glibc's closefrom is close_range(lowfd, ~0U, 0) with a fallback through
+ * /proc/self/fd for kernels without close_range, which would close backing
+ * descriptors too; ufd needs close_range (Linux 5.9), and like glibc it
+ * aborts rather than leave a descriptor open that the caller wanted closed.
+ */
+UFD_PUBLIC void closefrom(int lowfd)
+{
+	int r = vfd_close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0);
+
+	if (r < 0) {
+		static const char msg[] = "ufd: closefrom: close_range failed\n";
+
+		ufd_sys6(SYS_write, 2, (long)msg, sizeof(msg) - 1, 0, 0, 0);
+		abort();
+	}
+}
+
+/* ---- file state: record locks, and close-on-exec by ioctl ---- */
+
+UFD_PUBLIC int lockf(int fd, int cmd, off_t len)
+{
+	if (cmd != F_ULOCK && cmd != F_TEST)
+		newfd_note_posix_lock();
+	return UFD_REAL(lockf)(vfd_translate(fd), cmd, len);
+}
+
+UFD_PUBLIC int lockf64(int fd, int cmd, off64_t len)
+{
+	if (cmd != F_ULOCK && cmd != F_TEST)
+		newfd_note_posix_lock();
+	return UFD_REAL(lockf64)(vfd_translate(fd), cmd, len);
+}
+
+UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	/* A backing descriptor is not the application's, as for fcntl:
+	 * FIONCLEX on it would leak it into every child. */
+	if (vfd_is_backing(fd))
+		return ufd_ret(-EBADF);
+	/* The close-on-exec flag of a virtual descriptor is ufd's, as for
+	 * fcntl(F_SETFD); its backing descriptor stays close-on-exec. */
+	if ((request == FIOCLEX || request == FIONCLEX) && vfd_in_space(fd))
+		return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC,
+					     request == FIOCLEX ? VFD_CLOEXEC : 0));
+	fd = vfd_translate(fd);
+	if (request == FICLONE) {
+		arg = (void *)(long)vfd_translate((int)(long)arg);
+	} else if (request == FICLONERANGE && arg) {
+		struct file_clone_range range = *(struct file_clone_range *)arg;
+
+		range.src_fd = vfd_translate((int)range.src_fd);
+		return UFD_REAL(ioctl)(fd, request, &range);
+	}
+	return UFD_REAL(ioctl)(fd, request, arg);
+}

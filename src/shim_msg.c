@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_msg.c - the calls that carry descriptors inside their arguments:
+ * SCM_RIGHTS messages (sendmsg, recvmsg and their mmsg forms) and the
+ * calls that wait on sets of descriptors (poll, ppoll, select, pselect).
+ */
+#include "shim.h"
+
+#include <string.h>
+
+#include "log.h"
+#include "sys.h"
+#include "vfd_table.h"
+
+/* ---- SCM_RIGHTS messages ---- */
+
+
+/*
+ * The one walk over the SCM_RIGHTS descriptors in msg's control data:
+ * counts those that map() changes and, with store, writes the new value in
+ * place (only ever into a message ufd may write: its own copy, or one that
+ * recvmsg filled).
+ */
+static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store)
+{
+	struct cmsghdr *c;
+	size_t changed = 0;
+
+	if (ufd_unmapped(msg) || ufd_unmapped(msg->msg_control) ||
+	    msg->msg_controllen < sizeof(struct cmsghdr))
+		return 0;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+		char *end = (char *)msg->msg_control + msg->msg_controllen;
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0))
+			continue;
+		/* A header may claim more than the buffer holds (the kernel says
+		 * EINVAL): never walk past msg_controllen. */
+		if ((char *)fds > end)
+			break;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > (size_t)(end - (char *)fds) / sizeof(int))
+			n = (size_t)(end - (char *)fds) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int fd = map(fds[i]);
+
+			if (fd != fds[i]) {
+				changed++;
+				if (store)
+					fds[i] = fd;
+			}
+		}
+	}
+	return changed;
+}
+
+/* UFD_MODE=all: a descriptor received with SCM_RIGHTS is a new one too. */
+static int received_msg(int fd)
+{
+	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmsg);
+}
+
+static int received_mmsg(int fd)
+{
+	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmmsg);
+}
+
+UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	ssize_t r;
+
+	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
+	if (r >= 0 && __builtin_expect(ufd_settings.mode_all, 0))
+		map_rights(msg, received_msg, 1);
+	return r;
+}
+
+UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
+			struct timespec *timeout)
+{
+	int r;
+
+	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
+	for (int i = 0; __builtin_expect(ufd_settings.mode_all, 0) && i < r; i++)
+		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	return r;
+}
+
+/* The kernel refuses control data past net.core.optmem_max (20 KiB by
+ * default), so a copy on the stack up to this size covers every message it
+ * would accept; larger ones go to the kernel as they are, to be refused. */
+#define CONTROL_COPY_MAX 65536
+
+UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	fd = vfd_translate(fd);
+	if (ufd_unmapped(msg) || msg->msg_controllen > CONTROL_COPY_MAX ||
+	    !map_rights(msg, vfd_translate, 0))
+		return UFD_REAL(sendmsg)(fd, msg, flags);
+
+	/* Translate in a copy: the caller's message is const. */
+	union {
+		struct cmsghdr align;
+		char bytes[msg->msg_controllen];
+	} control;
+	struct msghdr copy = *msg;
+
+	memcpy(control.bytes, msg->msg_control, msg->msg_controllen);
+	copy.msg_control = control.bytes;
+	map_rights(&copy, vfd_translate, 1);
+	return UFD_REAL(sendmsg)(fd, &copy, flags);
+}
+
+/*
+ * sendmmsg with virtual SCM_RIGHTS descriptors: one sendmsg per message,
+ * with sendmmsg's own result rules (the count sent, or -1 if the first
+ * message failed).
+ */
+UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
+{
+	unsigned int i;
+
+	for (i = 0; !ufd_unmapped(vec) && i < n; i++)
+		if (map_rights(&vec[i].msg_hdr, vfd_translate, 0))
+			break;
+	if (ufd_unmapped(vec) || i == n)
+		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
+	for (i = 0; i < n; i++) {
+		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
+
+		if (r < 0)
+			return i ? (int)i : -1;
+		vec[i].msg_len = (unsigned int)r;
+	}
+	return (int)n;
+}
+
+/* ---- poll, select ---- */
+
+/* Entries translated on the stack; larger arrays get a private mapping
+ * (no malloc: poll is async-signal-safe). */
+#define POLL_STACK 64
+
+/*
+ * A copy of fds with the virtual descriptors translated, in stack (room for
+ * POLL_STACK) or a new mapping (*mapped set to its length), or fds itself
+ * when no entry is virtual.  Entries naming a closed virtual number keep it,
+ * so that the kernel answers POLLNVAL for them as for any closed
+ * descriptor.  NULL if the mapping fails.
+ */
+static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
+				     struct pollfd *stack, size_t *mapped)
+{
+	struct pollfd *copy = stack;
+	nfds_t i;
+
+	*mapped = 0;
+	/* Past the kernel's default nr_open the call is an EINVAL for the
+	 * kernel to give; the array may not even be that long. */
+	if (ufd_unmapped(fds) || n > (1U << 20))
+		return fds;
+	for (i = 0; i < n && !vfd_in_space(fds[i].fd); i++)
+		;
+	if (i == n)
+		return fds;
+	if (n > POLL_STACK) {
+		*mapped = n * sizeof(*fds);
+		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ufd_sys_is_error((long)copy))
+			return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		copy[i] = fds[i];
+		copy[i].fd = vfd_translate(fds[i].fd);
+	}
+	return copy;
+}
+
+/* Give the caller the revents of the copy, and free the copy. */
+static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
+		       size_t mapped, int ret)
+{
+	int saved = errno;
+
+	if (copy != fds) {
+		for (nfds_t i = 0; ret >= 0 && i < n; i++)
+			fds[i].revents = copy[i].revents;
+		if (mapped)
+			ufd_sys_munmap(copy, mapped);
+	}
+	errno = saved;
+	return ret;
+}
+
+/* The body of the four poll wrappers: translate, call name with args in
+ * which the array is `copy`, hand back revents. */
+#define POLL_BODY(name, fds, n, ...)                                          \
+	do {                                                                  \
+		struct pollfd stack_[POLL_STACK], *copy;                       \
+		size_t mapped_;                                                \
+		copy = poll_translate(fds, n, stack_, &mapped_);               \
+		if (!copy && !ufd_unmapped(fds)) /* no room for a copy */      \
+			return ufd_ret(-ENOMEM);                               \
+		return poll_finish(fds, copy, n, mapped_,                      \
+				   UFD_REAL(name)(__VA_ARGS__));               \
+	} while (0)
+
+UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	POLL_BODY(poll, fds, n, copy, n, timeout);
+}
+
+UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+		     const sigset_t *mask)
+{
+	POLL_BODY(ppoll, fds, n, copy, n, timeout, mask);
+}
+
+UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+	POLL_BODY(__poll_chk, fds, n, copy, n, timeout, fdslen);
+}
+
+UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
+			   const struct timespec *timeout, const sigset_t *mask,
+			   size_t fdslen)
+{
+	POLL_BODY(__ppoll_chk, fds, n, copy, n, timeout, mask, fdslen);
+}
+
+/*
+ * An fd_set holds FD_SETSIZE descriptors, so a virtual one cannot be in it:
+ * FD_SET of it has already written past the set (glibc's fortified FD_SET
+ * aborts instead).  select() with nfds reaching the virtual space fails
+ * with EBADF, what the kernel says of a set naming a closed descriptor,
+ * rather than having the kernel read and write that far past the sets.
+ */
+static int select_reaches_virtual(int nfds)
+{
+	return nfds > (int)FD_UNSEQ_BASE;
+}
+
+static int select_refused(const char *call, int nfds)
+{
+	UFD_LOG("refused %s with nfds %d: virtual descriptors do not fit in "
+		"an fd_set (EBADF)", call, nfds);
+	return ufd_ret(-EBADF);
+}
+
+/*
+ * Does one of the sets name a backing descriptor (below nfds)?  Only
+ * numbers from vfd_guard_from up can be one, so this reads nothing for the
+ * usual nfds: it matters below the limit, where backing descriptors go
+ * when there is no room above it.
+ */
+static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
+{
+	fd_set *sets[3] = { r, w, e };
+
+	if (nfds <= 0)
+		return 0;
+	for (unsigned fd = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
+	     fd < (unsigned)nfds; fd++)
+		for (int i = 0; i < 3; i++)
+			if (!ufd_unmapped(sets[i]) &&
+			    ((unsigned long)sets[i]->fds_bits[fd / __NFDBITS] >>
+			     (fd % __NFDBITS) & 1) &&
+			    vfd_is_backing((int)fd))
+				return 1;
+	return 0;
+}
+
+UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		      struct timeval *timeout)
+{
+	if (select_reaches_virtual(nfds))
+		return select_refused("select", nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return ufd_ret(-EBADF);
+	return UFD_REAL(select)(nfds, r, w, e, timeout);
+}
+
+UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
+		       const struct timespec *timeout, const sigset_t *mask)
+{
+	if (select_reaches_virtual(nfds))
+		return select_refused("pselect", nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return ufd_ret(-EBADF);
+	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
+}
+

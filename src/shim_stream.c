@@ -1,0 +1,436 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * shim_stream.c - stdio and directory streams.
+ *
+ * glibc's streams call read, write, lseek and close through internal
+ * aliases that no interposer sees, so a stream made on a virtual descriptor
+ * is made on its backing descriptor instead.  fileno and dirfd map the
+ * backing descriptor back to the virtual one, and fclose and closedir drop
+ * the virtual descriptor before glibc closes the backing one.  The fopen
+ * family rewrites /dev/fd paths and honours UFD_CLOEXEC with mode "e".
+ *
+ * Listings of /proc/self/fd:
+ *
+ * The kernel lists the process's real descriptors there, backing
+ * descriptors included, and knows nothing of virtual ones.  A program that
+ * closes "every descriptor" by walking that listing would otherwise find
+ * ufd's backing descriptors (and could not close them: close() says EBADF),
+ * and would miss its virtual ones.  So readdir on a stream opened on that
+ * directory skips backing descriptors and, once the kernel's entries are
+ * done, lists the open virtual descriptors that are not hidden
+ * (NONSEQFD_HIDE) -- what the 2007 kernel patch made the kernel's own
+ * listing do.
+ *
+ * Covered: opendir/fdopendir + readdir/readdir64 + rewinddir + closedir.
+ * glibc's scandir, glob and ftw read directories through internal calls,
+ * and telldir/seekdir positions are the kernel's; those see the kernel's
+ * listing as it is.
+ */
+#include "shim.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "sys.h"
+#include "vfd_table.h"
+
+/* ---- the fopen family ---- */
+
+/* A mode string with 'e' (O_CLOEXEC) added, in buf, under UFD_CLOEXEC;
+ * *added says whether it was. */
+static const char *mode_cloexec(const char *mode, char *buf, size_t size,
+				int *added)
+{
+	*added = 0;
+	if (!ufd_settings.cloexec || !mode || strchr(mode, 'e') ||
+	    strlen(mode) + 2 > size)
+		return mode;
+	snprintf(buf, size, "%se", mode);
+	*added = 1;
+	return buf;
+}
+
+/*
+ * A stream the fopen family just opened: one that landed on 0, 1 or 2 is
+ * left without close-on-exec.  freopen on a stream of a virtual descriptor
+ * reopens the backing descriptor in place (glibc dup3s the new file onto
+ * the old number) with the close-on-exec flag of the new mode: that is the
+ * virtual descriptor's flag now, and the backing descriptor must be
+ * close-on-exec again, or every child would inherit it.
+ */
+static void stream_opened(FILE *fp, const char *mode, int added)
+{
+	int fd = UFD_REAL(fileno)(fp), vfd;
+
+	newfd_std_fixup(fd, added);
+	vfd = fd >= 0 && vfd_guarded(fd) ? vfd_owner(fd) : -1;
+	if (vfd >= 0) {
+		ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
+		/* The new file's descriptor has no close-on-fork either. */
+		vfd_set_flags(vfd, VFD_CLOEXEC | VFD_CLOFORK,
+			      mode && strchr(mode, 'e') ? VFD_CLOEXEC : 0);
+	}
+}
+
+/* The body of the fopen wrappers: path rewritten, mode with 'e' under
+ * UFD_CLOEXEC, then stream_opened. */
+#define FOPEN_BODY(name, path, mode, on_failure, ...)                      \
+	do {                                                               \
+		char path_buf_[ufd_path_size(path)], mode_buf_[16];        \
+		FILE *fp_;                                                 \
+		int added_;                                                \
+		path = ufd_path(path, path_buf_, sizeof(path_buf_));       \
+		mode = mode_cloexec(mode, mode_buf_, sizeof(mode_buf_),    \
+				    &added_);                              \
+		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
+		if (fp_)                                                   \
+			stream_opened(fp_, mode, added_);                  \
+		else                                                       \
+			on_failure;                                        \
+		return fp_;                                                \
+	} while (0)
+
+UFD_PUBLIC FILE *fopen(const char *path, const char *mode)
+{
+	FOPEN_BODY(fopen, path, mode, (void)0, path, mode);
+}
+
+UFD_PUBLIC FILE *fopen64(const char *path, const char *mode)
+{
+	FOPEN_BODY(fopen64, path, mode, (void)0, path, mode);
+}
+
+/*
+ * freopen closes the stream's descriptor inside glibc and opens the new
+ * file at the same number: a real number's close-on-fork mark must go.
+ * Returns the virtual descriptor whose backing descriptor the stream is
+ * on, or -1.
+ */
+static int freopen_start(FILE *fp)
+{
+	int saved = errno, fd = fp ? UFD_REAL(fileno)(fp) : -1, owner = -1;
+
+	if (fd >= 0 && vfd_guarded(fd)) {
+		owner = vfd_owner(fd);
+		if (owner < 0)
+			vfd_real_closing(fd);
+	}
+	errno = saved;
+	return owner;
+}
+
+/* A failed freopen leaves the stream closed, its descriptor with it: if
+ * that was the backing descriptor of virtual descriptor owner, owner is
+ * gone too (else the next backing descriptor made at that number would
+ * be owner's file). */
+static void freopen_failed(int owner)
+{
+	int saved = errno;
+
+	if (owner >= 0 && ufd_sys_fcntl(vfd_translate(owner), F_GETFD, 0) < 0)
+		vfd_forget(owner);
+	errno = saved;
+}
+
+UFD_PUBLIC FILE *freopen(const char *path, const char *mode, FILE *fp)
+{
+	int owner = freopen_start(fp);
+
+	FOPEN_BODY(freopen, path, mode, freopen_failed(owner), path, mode, fp);
+}
+
+UFD_PUBLIC FILE *freopen64(const char *path, const char *mode, FILE *fp)
+{
+	int owner = freopen_start(fp);
+
+	FOPEN_BODY(freopen64, path, mode, freopen_failed(owner), path, mode, fp);
+}
+
+/* ---- listings of /proc/self/fd ---- */
+
+/* readdir returns a struct dirent, readdir64 a struct dirent64: one
+ * synthetic entry serves both where they are the same (64-bit Linux). */
+_Static_assert(sizeof(struct dirent) == sizeof(struct dirent64),
+	       "struct dirent and dirent64 differ");
+
+/* A stream being filtered. */
+struct listing {
+	DIR *dir;
+	int in_virtual;	      /* the kernel's entries are done */
+	int last_vfd;	      /* the virtual descriptor listed last, or -1 */
+	struct dirent64 ent;  /* the entry returned for it */
+	struct listing *next;
+};
+
+static struct listing *listings;
+static int nlistings; /* read without the lock: 0 keeps readdir fast */
+static pthread_mutex_t listings_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Filter dir from now on as a listing of this process's descriptors. */
+static void listing_track(DIR *dir)
+{
+	struct listing *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return; /* unfiltered, as without ufd */
+	l->dir = dir;
+	l->last_vfd = -1;
+	pthread_mutex_lock(&listings_lock);
+	l->next = listings;
+	listings = l;
+	__atomic_store_n(&nlistings, nlistings + 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&listings_lock);
+}
+
+/* Stop filtering dir; a no-op for other streams. */
+static void listing_forget(DIR *dir)
+{
+	struct listing **p, *l = NULL;
+
+	if (!__atomic_load_n(&nlistings, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&listings_lock);
+	for (p = &listings; *p; p = &(*p)->next) {
+		if ((*p)->dir == dir) {
+			l = *p;
+			*p = l->next;
+			__atomic_store_n(&nlistings, nlistings - 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&listings_lock);
+	free(l);
+}
+
+/* A fork while another thread holds listings_lock must not leave it held
+ * in the child. */
+static void listings_prepare(void)
+{
+	pthread_mutex_lock(&listings_lock);
+}
+
+static void listings_release(void)
+{
+	pthread_mutex_unlock(&listings_lock);
+}
+
+void ufd_stream_init(void)
+{
+	pthread_atfork(listings_prepare, listings_release, listings_release);
+}
+
+static struct listing *find_listing(DIR *dir)
+{
+	struct listing *l;
+
+	if (!__atomic_load_n(&nlistings, __ATOMIC_RELAXED))
+		return NULL;
+	pthread_mutex_lock(&listings_lock);
+	for (l = listings; l && l->dir != dir; l = l->next)
+		;
+	pthread_mutex_unlock(&listings_lock);
+	return l;
+}
+
+/* Is this entry name a backing descriptor? */
+static int names_backing(const char *name)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+
+	return *name >= '0' && *name <= '9' && *end == '\0' && n < FD_UNSEQ_BASE &&
+	       vfd_owner((int)n) >= 0;
+}
+
+/* The next entry of a filtered stream; next_real reads the kernel's. */
+static struct dirent64 *listing_next(struct listing *l,
+				     struct dirent64 *(*next_real)(DIR *))
+{
+	int vfd;
+
+	while (!l->in_virtual) {
+		int saved = errno;
+		struct dirent64 *e;
+
+		errno = 0;
+		e = next_real(l->dir);
+		if (e && !names_backing(e->d_name)) {
+			errno = saved;
+			return e;
+		}
+		if (!e) {
+			if (errno) /* a real error: report it */
+				return NULL;
+			errno = saved;
+			l->in_virtual = 1;
+		}
+	}
+	vfd = vfd_next_listed(l->last_vfd);
+	if (vfd < 0)
+		return NULL;
+	l->last_vfd = vfd;
+	memset(&l->ent, 0, sizeof(l->ent));
+	l->ent.d_ino = (ino64_t)vfd;
+	l->ent.d_type = DT_LNK;
+	l->ent.d_reclen = sizeof(l->ent);
+	snprintf(l->ent.d_name, sizeof(l->ent.d_name), "%d", vfd);
+	return &l->ent;
+}
+
+static struct dirent64 *real_readdir_as64(DIR *dir)
+{
+	return (struct dirent64 *)UFD_REAL(readdir)(dir);
+}
+
+static struct dirent64 *real_readdir64(DIR *dir)
+{
+	return UFD_REAL(readdir64)(dir);
+}
+
+UFD_PUBLIC struct dirent *readdir(DIR *dir)
+{
+	struct listing *l = find_listing(dir);
+
+	if (!l)
+		return UFD_REAL(readdir)(dir);
+	return (struct dirent *)listing_next(l, real_readdir_as64);
+}
+
+UFD_PUBLIC struct dirent64 *readdir64(DIR *dir)
+{
+	struct listing *l = find_listing(dir);
+
+	if (!l)
+		return UFD_REAL(readdir64)(dir);
+	return listing_next(l, real_readdir64);
+}
+
+UFD_PUBLIC void rewinddir(DIR *dir)
+{
+	struct listing *l = find_listing(dir);
+
+	if (l) {
+		l->in_virtual = 0;
+		l->last_vfd = -1;
+	}
+	UFD_REAL(rewinddir)(dir);
+}
+
+UFD_PUBLIC DIR *opendir(const char *path)
+{
+	char path_buf[ufd_path_size(path)];
+	DIR *dir = UFD_REAL(opendir)(ufd_path(path, path_buf, sizeof(path_buf)));
+
+	if (dir && ufd_path_is_fd_dir(path))
+		listing_track(dir);
+	return dir;
+}
+
+/* ---- streams made on descriptors ---- */
+
+UFD_PUBLIC FILE *fdopen(int fd, const char *mode)
+{
+	FILE *fp = UFD_REAL(fdopen)(vfd_translate(fd), mode);
+
+	/* glibc applies mode "e" to the backing descriptor's kernel flag;
+	 * close-on-exec of a virtual descriptor is ufd's flag. */
+	if (fp && vfd_in_space(fd) && mode && strchr(mode, 'e'))
+		vfd_set_flags(fd, VFD_CLOEXEC, VFD_CLOEXEC);
+	return fp;
+}
+
+/* The virtual descriptor real_fd backs, or real_fd. */
+static int owner_or_self(int real_fd)
+{
+	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
+
+	return vfd >= 0 ? vfd : real_fd;
+}
+
+UFD_PUBLIC int fileno(FILE *fp)
+{
+	return owner_or_self(UFD_REAL(fileno)(fp));
+}
+
+UFD_PUBLIC int fileno_unlocked(FILE *fp)
+{
+	return owner_or_self(UFD_REAL(fileno_unlocked)(fp));
+}
+
+/* A stream's descriptor real_fd is about to be closed by glibc: drop the
+ * virtual descriptor it backs, or its close-on-fork mark. */
+static void forget_owner(int real_fd)
+{
+	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
+
+	if (vfd >= 0)
+		vfd_forget(vfd);
+	else if (real_fd >= 0 && vfd_guarded(real_fd))
+		vfd_real_closing(real_fd);
+}
+
+UFD_PUBLIC int fclose(FILE *fp)
+{
+	int saved = errno;
+
+	/* fileno fails (EBADF) for streams with no descriptor. */
+	forget_owner(UFD_REAL(fileno)(fp));
+	errno = saved;
+	return UFD_REAL(fclose)(fp);
+}
+
+/* popen's stream: a real pipe, possibly with a close-on-fork mark. */
+UFD_PUBLIC int pclose(FILE *fp)
+{
+	int saved = errno;
+
+	forget_owner(UFD_REAL(fileno)(fp));
+	errno = saved;
+	return UFD_REAL(pclose)(fp);
+}
+
+/* Does real descriptor fd name the directory listing this process's
+ * descriptors?  Asks where /proc/self/fd/<fd> points. */
+static int is_fd_dir(int fd)
+{
+	char link[32], target[64];
+	long n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)link, (long)target,
+		     sizeof(target) - 1, 0, 0);
+	if (n <= 0)
+		return 0;
+	target[n] = '\0';
+	return ufd_path_is_fd_dir(target);
+}
+
+UFD_PUBLIC DIR *fdopendir(int fd)
+{
+	int real = vfd_translate(fd);
+	DIR *dir = UFD_REAL(fdopendir)(real);
+
+	if (dir && is_fd_dir(real))
+		listing_track(dir);
+	return dir;
+}
+
+UFD_PUBLIC int dirfd(DIR *dir)
+{
+	return owner_or_self(UFD_REAL(dirfd)(dir));
+}
+
+UFD_PUBLIC int closedir(DIR *dir)
+{
+	int saved = errno;
+
+	/* glibc answers closedir(NULL) with EINVAL, but declares dir nonnull:
+	 * hide the pointer from the optimiser so the NULL test stays. */
+	__asm__("" : "+r"(dir));
+	if (dir) {
+		forget_owner(UFD_REAL(dirfd)(dir));
+		listing_forget(dir);
+	}
+	errno = saved;
+	return UFD_REAL(closedir)(dir);
+}
