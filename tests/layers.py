@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""
+layers.py - the library's layers, and the check that each file uses only
+its own layer and the ones below.
+
+    layers.py SRC_DIR [BUILD_DIR]
+
+Every file of src/ belongs to one layer of LAYERS below (HACKING.md says
+what each is for).  The check fails if a file is in no layer, opens with no
+comment naming its job, includes a header of a higher layer, includes a
+layer's private header (*_internal.h) from another layer, or if the
+includes form a cycle.  Given BUILD_DIR, it also reads the compiled
+objects with nm and fails if a function or variable of a higher layer is
+used: a declaration put in the wrong header would pass the include check.
+Exits 0 or 1, printing the layers and what is wrong.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+# Lowest first.  A file may include, and call, its own layer and those
+# before it, never one after.
+LAYERS = [
+    ("base", "raw system calls, text, settings, the log, the list of calls",
+     ["sys.h", "text.h", "procfs.h", "procfs.c", "settings.h", "settings.c",
+      "log.h", "log.c", "calls.def", "calls.h", "calls.c", "ufd.h"]),
+    ("fdmap", "the descriptor map, a pure data structure",
+     ["fdmap.h", "fdmap.c"]),
+    ("placement", "where backing descriptors live; the kernel's limit",
+     ["placement.h", "placement.c"]),
+    ("table", "the virtual descriptor table, its lock, fork, the hand-off",
+     ["vfd_table.h", "vfd_internal.h", "vfd_table.c", "handoff.h",
+      "handoff.c"]),
+    ("newfd", "what happens to a descriptor a call has just made",
+     ["newfd.h", "newfd.c"]),
+    ("shim", "the interposed entry points",
+     ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_stream.c",
+      "shim_exec.c", "shim_path.c", "shim_limits.c", "shim_syscall.c"]),
+    ("api", "the public API and the one constructor",
+     ["api.c"]),
+]
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    src = sys.argv[1]
+    layer_of = {}
+    for i, (name, _, files) in enumerate(LAYERS):
+        for f in files:
+            layer_of[f] = i
+    problems = []
+
+    files = sorted(f for f in os.listdir(src)
+                   if f.endswith((".c", ".h", ".def")))
+    includes = {}
+    for f in files:
+        if f not in layer_of:
+            problems.append(f"src/{f}: in no layer (add it to LAYERS in "
+                            "tests/layers.py and to HACKING.md)")
+            continue
+        text = open(os.path.join(src, f), encoding="utf-8").read()
+        if not re.match(r"/\* SPDX[^\n]*\n/\*\n \* " + re.escape(f) + " - ",
+                        text):
+            problems.append(f"src/{f}: does not open with a comment "
+                            f"' * {f} - <its job>'")
+        includes[f] = re.findall(r'^#include "([^"]+)"', text, re.M)
+    for f, incs in includes.items():
+        for h in incs:
+            if h not in layer_of:
+                problems.append(f"src/{f}: includes {h}, which is in no layer")
+            elif layer_of[h] > layer_of[f]:
+                problems.append(
+                    f"src/{f} ({LAYERS[layer_of[f]][0]}) includes {h} "
+                    f"({LAYERS[layer_of[h]][0]}): an upward edge")
+            elif h.endswith("_internal.h") and layer_of[h] != layer_of[f]:
+                problems.append(f"src/{f}: includes {h}, private to the "
+                                f"{LAYERS[layer_of[h]][0]} layer")
+
+    # Cycles among the includes (a .def file includes nothing).
+    state = {}
+
+    def visit(f, path):
+        state[f] = "open"
+        for h in includes.get(f, []):
+            if h == f:
+                continue
+            if state.get(h) == "open":
+                cycle = path[path.index(h):] + [h] if h in path else [f, h]
+                problems.append("an include cycle: " + " -> ".join(cycle))
+            elif h not in state:
+                visit(h, path + [h])
+        state[f] = "done"
+
+    for f in includes:
+        if f not in state:
+            visit(f, [f])
+
+    if len(sys.argv) == 3:
+        problems += check_symbols(sys.argv[2], layer_of)
+
+    for i, (name, job, members) in enumerate(LAYERS):
+        print(f"{i} {name:10} {job}: {' '.join(members)}")
+    for p in problems:
+        print("FAIL: " + p)
+    print(f"{len(files)} files, {sum(len(v) for v in includes.values())} "
+          f"includes, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+def check_symbols(build, layer_of):
+    """Each object's undefined symbols, matched to the object that defines
+    them: the user's layer must be at or above the definer's."""
+    objects = glob.glob(os.path.join(build, "libufd.so*.p", "src_*.c.o")) + \
+        glob.glob(os.path.join(build, "libfdmap.a.p", "src_*.c.o"))
+    if not objects:
+        return [f"no objects of libufd.so under {build}"]
+    defined, used = {}, {}
+    for obj in objects:
+        src = re.sub(r"^src_|\.o$", "", os.path.basename(obj))
+        out = subprocess.run(["nm", obj], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == "U":
+                used.setdefault(src, set()).add(parts[1])
+            elif len(parts) == 3 and parts[1] in "TDBRVW":
+                defined[parts[2]] = src
+    problems = []
+    for src, symbols in sorted(used.items()):
+        for s in sorted(symbols):
+            owner = defined.get(s)
+            if owner and owner in layer_of and src in layer_of and \
+                    layer_of[owner] > layer_of[src]:
+                problems.append(
+                    f"src/{src} ({LAYERS[layer_of[src]][0]}) uses {s} of "
+                    f"src/{owner} ({LAYERS[layer_of[owner]][0]}): an upward "
+                    "call")
+    return problems
+
+
+if __name__ == "__main__":
+    sys.exit(main())
