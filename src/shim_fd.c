@@ -16,7 +16,9 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "procfs.h"
 #include "sys.h"
+#include "text.h"
 #include "vfd_table.h"
 
 /* ---- open ---- */
@@ -535,23 +537,21 @@ UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 
 /* ---- pidfd_getfd ---- */
 
-/* The process a pidfd refers to, from its fdinfo; -1 if unknown. */
+/* The process a pidfd refers to, from its fdinfo ("Pid:\t<pid>"); -1 if
+ * unknown (or -1 there: the process has been reaped). */
 static long pidfd_pid(int pidfd)
 {
-	char path[48], buf[512], *p;
-	long n, fd;
+	char path[48], buf[512];
+	const char *p;
+	unsigned long pid;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	if (fd < 0)
+	if (ufd_proc_read(path, buf, sizeof(buf)) <= 0 ||
+	    !(p = strstr(buf, "\nPid:")))
 		return -1;
-	n = ufd_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
-	ufd_sys_close((int)fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	return p ? strtol(p + 5, NULL, 10) : -1;
+	for (p += strlen("\nPid:"); *p == ' ' || *p == '\t'; p++)
+		;
+	return ufd_parse_decimal(p, INT_MAX, &pid) ? (long)pid : -1;
 }
 
 /*

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "sys.h"
+#include "text.h"
 #include "vfd_table.h"
 
 /* ---- the fopen family ---- */
@@ -235,11 +236,10 @@ static struct listing *find_listing(DIR *dir)
 /* Is this entry name a backing descriptor? */
 static int names_backing(const char *name)
 {
-	char *end;
-	long n = strtol(name, &end, 10);
+	unsigned long n;
+	const char *end = ufd_parse_decimal(name, FD_UNSEQ_BASE - 1, &n);
 
-	return *name >= '0' && *name <= '9' && *end == '\0' && n < FD_UNSEQ_BASE &&
-	       vfd_owner((int)n) >= 0;
+	return end && *end == '\0' && vfd_owner((int)n) >= 0;
 }
 
 /* The next entry of a filtered stream; next_real reads the kernel's. */
