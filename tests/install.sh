@@ -1,10 +1,12 @@
 #!/bin/sh
 # Description: `meson install` puts libufd.so, ufd.h and ufd.pc where a
 # program can build against them with pkg-config alone, and the program so
-# built gets virtual descriptors from nonseqfd().
-# Usage: install.sh BUILD_DIR CC
+# built gets virtual descriptors from nonseqfd(); each manual page named
+# is installed in its section's directory, and reads as a manual page.
+# Usage: install.sh BUILD_DIR CC [MAN_PAGE...]
 set -eu
 build=$1 cc=$2
+shift 2
 dest=$(mktemp -d)
 trap 'rm -rf "$dest"' EXIT
 
@@ -12,6 +14,12 @@ meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >/dev/null
 pc=$(find "$dest" -name ufd.pc)
 [ -n "$pc" ] || { echo "FAIL: no ufd.pc installed"; exit 1; }
 [ -n "$(find "$dest" -name ufd.h)" ] || { echo "FAIL: no ufd.h installed"; exit 1; }
+# Each page under .../man/manN/ (a link page too, followed), with a title.
+for page in "$@"; do
+	found=$(find "$dest" -path "*/man/man${page##*.}/$page")
+	[ -n "$found" ] || { echo "FAIL: no man page $page installed"; exit 1; }
+	grep -q '^\.TH ' "$found" || { echo "FAIL: $found is not a man page"; exit 1; }
+done
 
 cat >"$dest/prog.c" <<'C'
 #include <stdio.h>
@@ -35,4 +43,4 @@ if ! out=$(LD_LIBRARY_PATH=$libdir "$dest/prog"); then
 	echo "FAIL: the installed library gave $out"
 	exit 1
 fi
-echo "PASS: built with pkg-config against the installed ufd; nonseqfd() -> $out"
+echo "PASS: built with pkg-config against the installed ufd; nonseqfd() -> $out; $# man pages installed"
