@@ -3,7 +3,7 @@
  * placement.h - where backing descriptors go, and the application's view
  * of RLIMIT_NOFILE.
  *
- * The policy (README "Where backing descriptors live"):
+ * The policy (ufd(7), "Where backing descriptors live"):
  *
  *  - Above the application's limit, where the hard limit leaves room.  On
  *    the first backing descriptor ufd raises the kernel's soft limit from

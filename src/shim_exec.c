@@ -102,8 +102,8 @@ struct exec_env {
  * itself (posix_spawn returns it), as without ufd.  argv is never read,
  * nor the strings of other entries; the variadic arguments of
  * execl/execlp/execle are the caller's own stack (va_arg, as glibc's
- * do); the path goes through ufd_path, as every path does (README,
- * "Known differences").
+ * do); the path goes through ufd_path, as every path does (ufd(7),
+ * "Differences from the kernel").
  */
 
 /* envp[i] into *e.  0, or -EFAULT. */

@@ -9,7 +9,7 @@
  * sysconf(_SC_OPEN_MAX) and getdtablesize report it, and setrlimit and
  * prlimit set it (with ufd's room added above).  Other resources and other
  * processes go to libc unchanged.  /proc/self/limits shows the kernel's
- * limit (README, "Known differences").
+ * limit (ufd(7), "Differences from the kernel").
  */
 #include "shim.h"
 

@@ -20,8 +20,10 @@
 /*
  * path after "/proc/self/", "/proc/thread-self/" or "/proc/<own pid>/":
  * the directories of this process (and thread) in /proc; else NULL.
+ * Inlined: every open() of a real file passes here.
  */
-static const char *skip_proc_self(const char *path)
+__attribute__((always_inline)) static inline const char *
+skip_proc_self(const char *path)
 {
 	const char *p = ufd_skip_prefix(path, "/proc/"), *q;
 	unsigned long pid;
