@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Description: where backing descriptors are, and that the application
- * cannot reach them (README "Where backing descriptors live").
+ * cannot reach them (ufd(7), "Where backing descriptors live").
  *
  *   sequence_*   the application's lowest-available sequence is what it is
  *                without ufd, whatever virtual descriptors come and go:
