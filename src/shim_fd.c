@@ -431,6 +431,8 @@ static unsigned vflags_of(int fd_flags)
  * virtual descriptor live in ufd's table (its backing descriptor is always
  * close-on-exec for the kernel) and for a real one are the kernel's
  * FD_CLOEXEC and ufd's FD_CLOFORK.  Everything else goes to the kernel.
+ * The body of fcntl and fcntl64: returns what they return (-1 and errno on
+ * failure).
  */
 static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 			int cmd, void *arg)

@@ -59,8 +59,8 @@ UFD_EARLY static int is_self(pid_t pid)
  * own RLIMIT_NOFILE, set through vfd_set_nofile and reported with the
  * application's soft limit; anything else, the kernel's.  The pointers
  * are the application's (struct rlimit and rlimit64 are the kernel's
- * struct rlimit64 on the 64-bit systems ufd supports).  Returns 0 or -1
- * with errno.
+ * struct rlimit64 on the 64-bit systems ufd supports).  Returns 0 or
+ * -errno.
  */
 UFD_EARLY static int nofile_prlimit(pid_t pid, int resource, const void *new_rl,
 				    void *old_rl)
@@ -70,25 +70,25 @@ UFD_EARLY static int nofile_prlimit(pid_t pid, int resource, const void *new_rl,
 	long r;
 
 	if (resource != RLIMIT_NOFILE || !is_self(pid))
-		return early_ret((int)ufd_sys6(SYS_prlimit64, pid, resource,
-					     (long)new_rl, (long)old_rl, 0, 0));
+		return (int)ufd_sys6(SYS_prlimit64, pid, resource, (long)new_rl,
+				     (long)old_rl, 0, 0);
 	if (new_rl)
-		return early_ret(vfd_set_nofile(new_rl, old, newfd_posix_locks_taken()));
+		return vfd_set_nofile(new_rl, old, newfd_posix_locks_taken());
 	r = ufd_sys6(SYS_prlimit64, 0, resource, 0, (long)old_rl, 0, 0);
 	/* The kernel wrote *old (a null one it leaves alone). */
 	if (r == 0 && old && shown != UINT_MAX)
 		old->rlim_cur = shown;
-	return early_ret((int)r);
+	return (int)r;
 }
 
 UFD_EARLY UFD_PUBLIC int getrlimit(__rlimit_resource_t resource, struct rlimit *rl)
 {
-	return nofile_prlimit(0, resource, NULL, rl);
+	return early_ret(nofile_prlimit(0, resource, NULL, rl));
 }
 
 UFD_EARLY UFD_PUBLIC int getrlimit64(__rlimit_resource_t resource, struct rlimit64 *rl)
 {
-	return nofile_prlimit(0, resource, NULL, rl);
+	return early_ret(nofile_prlimit(0, resource, NULL, rl));
 }
 
 UFD_EARLY UFD_PUBLIC int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
@@ -97,7 +97,7 @@ UFD_EARLY UFD_PUBLIC int setrlimit(__rlimit_resource_t resource, const struct rl
 	 * limit"), as glibc's setrlimit gets it. */
 	if (!opaque(rl))
 		return early_ret(-EFAULT);
-	return nofile_prlimit(0, resource, rl, NULL);
+	return early_ret(nofile_prlimit(0, resource, rl, NULL));
 }
 
 UFD_EARLY UFD_PUBLIC int setrlimit64(__rlimit_resource_t resource,
@@ -105,20 +105,20 @@ UFD_EARLY UFD_PUBLIC int setrlimit64(__rlimit_resource_t resource,
 {
 	if (!opaque(rl))
 		return early_ret(-EFAULT);
-	return nofile_prlimit(0, resource, rl, NULL);
+	return early_ret(nofile_prlimit(0, resource, rl, NULL));
 }
 
 UFD_EARLY UFD_PUBLIC int prlimit(pid_t pid, __rlimit_resource_t resource,
 				 const struct rlimit *new_rl, struct rlimit *old_rl)
 {
-	return nofile_prlimit(pid, resource, new_rl, old_rl);
+	return early_ret(nofile_prlimit(pid, resource, new_rl, old_rl));
 }
 
 UFD_EARLY UFD_PUBLIC int prlimit64(pid_t pid, __rlimit_resource_t resource,
 				   const struct rlimit64 *new_rl,
 				   struct rlimit64 *old_rl)
 {
-	return nofile_prlimit(pid, resource, new_rl, old_rl);
+	return early_ret(nofile_prlimit(pid, resource, new_rl, old_rl));
 }
 
 /* glibc's sysconf(_SC_OPEN_MAX) and getdtablesize read the limit with an
