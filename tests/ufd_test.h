@@ -23,9 +23,19 @@
  * which ufd interposes too). */
 #include "../src/sys.h"
 
-static int (*api_nonseqfd)(int, int);
-static int (*api_is_virtual)(int);
-static int (*api_backing_fd)(int);
+/*
+ * ufd's API, as load_api() finds it.  A test of one file has these
+ * pointers to itself; a test of several files defines UFD_TEST_SHARED_API
+ * before including this header, and one of its files defines them.
+ */
+#ifdef UFD_TEST_SHARED_API
+#define UFD_TEST_API extern
+#else
+#define UFD_TEST_API static
+#endif
+UFD_TEST_API int (*api_nonseqfd)(int, int);
+UFD_TEST_API int (*api_is_virtual)(int);
+UFD_TEST_API int (*api_backing_fd)(int);
 
 /* Find nonseqfd, ufd_is_virtual and ufd_backing_fd; when required and ufd
  * is not loaded, say so and exit. */
