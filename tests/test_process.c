@@ -2169,7 +2169,7 @@ static void add_case(Suite *s, const char *name, const TTest *const *tests,
 	TCase *tc = tcase_create(name);
 
 	for (int i = 0; tests[i]; i++)
-		_tcase_add_test(tc, tests[i], 0, 0, 0, 1);
+		tcase_add_test(tc, tests[i]);
 	tcase_set_timeout(tc, timeout);
 	suite_add_tcase(s, tc);
 }
