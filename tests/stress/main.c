@@ -43,34 +43,14 @@
 
 /* ---- the end state ---- */
 
-/* The real descriptors open for the kernel, from raw getdents64 on
- * /proc/self/fd (the shim filters readdir, not the system call), sorted,
- * without the listing's own. */
+/* The real descriptors open for the kernel (kernel_fd_list, ufd_test.h),
+ * at most max of them, sorted. */
 static int kernel_fds(int *out, int max)
 {
-	char buf[8192];
-	int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
-	long got;
+	int n = kernel_fd_list(out, max);
 
-	if (dfd < 0)
-		return -1;
-	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < got;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *e = (void *)(buf + off);
-			int fd = atoi(e->name);
-
-			if (e->name[0] != '.' && fd != dfd && n < max)
-				out[n++] = fd;
-			off += e->reclen;
-		}
-	}
-	close(dfd);
+	if (n > max)
+		n = max;
 	for (int i = 1; i < n; i++) /* insertion sort: a few dozen */
 		for (int j = i; j > 0 && out[j - 1] > out[j]; j--) {
 			int t = out[j];
