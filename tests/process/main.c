@@ -10,7 +10,7 @@
  * with many virtual descriptors, RLIMIT_NOFILE exhaustion, and `ls
  * /proc/self/fd` under the shim.
  *
- * Like test_e2e.c, this test is built twice, linked against libufd.so and
+ * Like the e2e tests, this test is built twice, linked against libufd.so and
  * not linked but run under LD_PRELOAD; the ufd API is reached through
  * dlsym().  The helper program it runs (ufd_helper, not linked against
  * ufd) and the preload library many_vfds come in through the environment:
