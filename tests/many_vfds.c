@@ -2,17 +2,18 @@
 /*
  * Description: a library for LD_PRELOAD after libufd.so whose constructor
  * creates 1000 virtual descriptors, as a library using ufd privately
- * would.  test_process.c runs a program that opens files with and without
- * it: the program's own descriptor numbers must not change, since the
- * 1000 backing descriptors sit just below the RLIMIT_NOFILE soft limit.
- * ufd_test_many_count() tells the program how many were made.
+ * would.  tests/process/backing.c runs a program that opens files with
+ * and without it: the program's own descriptor numbers must not change,
+ * since the 1000 backing descriptors sit just below the RLIMIT_NOFILE
+ * soft limit.  ufd_test_many_count() tells the program how many were
+ * made.
  *
  * Its constructor may run before libufd.so's (a later preload is
  * initialised first), so it calls ufd's wrappers before ufd has resolved
  * the real functions.  It duplicates a socket, whose wrapper is not
  * variadic; with UFD_TEST_MANY_OPEN=1 it opens /dev/null instead, through
  * the variadic open(), for the known bug kb_early_variadic
- * (test_process.c).
+ * (tests/process/regressions.c).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

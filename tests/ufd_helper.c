@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Description: a helper program for the process tests (test_process.c,
+ * Description: a helper program for the process tests (tests/process/,
  * test_handoff.c).  It is NOT linked against ufd: the tests run it under
  * LD_PRELOAD=libufd.so, and the ufd API is reached through dlsym(), so
  * that it can also tell when ufd did not load at all.  One mode per run,

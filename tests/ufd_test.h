@@ -12,10 +12,12 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ufd.h"
@@ -23,9 +25,19 @@
  * which ufd interposes too). */
 #include "../src/sys.h"
 
-static int (*api_nonseqfd)(int, int);
-static int (*api_is_virtual)(int);
-static int (*api_backing_fd)(int);
+/*
+ * ufd's API, as load_api() finds it.  A test of one file has these
+ * pointers to itself; a test of several files defines UFD_TEST_SHARED_API
+ * before including this header, and one of its files defines them.
+ */
+#ifdef UFD_TEST_SHARED_API
+#define UFD_TEST_API extern
+#else
+#define UFD_TEST_API static
+#endif
+UFD_TEST_API int (*api_nonseqfd)(int, int);
+UFD_TEST_API int (*api_is_virtual)(int);
+UFD_TEST_API int (*api_backing_fd)(int);
 
 /* Find nonseqfd, ufd_is_virtual and ufd_backing_fd; when required and ufd
  * is not loaded, say so and exit. */
@@ -66,6 +78,45 @@ static inline int kernel_cloexec(int fd)
 	buf[n] = '\0';
 	p = strstr(buf, "flags:");
 	return p ? (strtoul(p + 6, NULL, 8) & O_CLOEXEC) != 0 : -1;
+}
+
+/*
+ * The real descriptors the kernel has open, backing descriptors included:
+ * its own listing of /proc/self/fd, read with getdents64 (the shim filters
+ * readdir on /proc/self/fd, not the system call), without the listing's
+ * own descriptor.  The first max of them go into out, in the listing's
+ * order; returns how many there are, or -1 if /proc/self/fd cannot be
+ * opened.
+ */
+static inline int kernel_fd_list(int *out, int max)
+{
+	char buf[8192];
+	int dfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	long got;
+
+	if (dfd < 0)
+		return -1;
+	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *e = (void *)(buf + off);
+			int fd = atoi(e->name);
+
+			if (e->name[0] != '.' && fd != dfd) {
+				if (n < max)
+					out[n] = fd;
+				n++;
+			}
+			off += e->reclen;
+		}
+	}
+	close(dfd);
+	return n;
 }
 
 /* Raise the soft RLIMIT_NOFILE to at least want; 0 if the hard limit is

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * signals.c - closes from signal handlers: SIGALRM and pthread_kill
+ * handlers closing virtual descriptors while the program changes the
+ * table, a fork in a handler, fcntl and read in a handler (tcase
+ * signals).
+ */
+#include "process.h"
+
+/* ---- closes from signal handlers ---- */
+
+#define HANDLER_VFDS 400
+
+static int handler_vfd[HANDLER_VFDS];
+static int handler_result[HANDLER_VFDS];
+static volatile int handler_next;
+static volatile int handler_errno;
+
+/* Close the next virtual descriptor made for the handler. */
+static void closing_handler(int sig)
+{
+	int i = handler_next, saved = errno;
+
+	(void)sig;
+	if (i < HANDLER_VFDS) {
+		handler_result[i] = close(handler_vfd[i]);
+		if (handler_result[i] != 0)
+			handler_errno = errno;
+		handler_next = i + 1;
+	}
+	errno = saved;
+}
+
+/* The main thread's side: make and close virtual descriptors in every way
+ * until the handler has closed all of its own, or 10 s pass.  Returns the
+ * number of failed calls. */
+static int churn_until_handled(int src)
+{
+	struct timespec start, now;
+	int errors = 0, i = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while (handler_next < HANDLER_VFDS) {
+		int v;
+
+		switch (i++ % 4) {
+		case 0:
+			v = dup2(src, FD_UNSEQ_ALLOC);
+			break;
+		case 1:
+			v = fcntl(src, F_DUPFD_CLOEXEC, FD_UNSEQ_BASE + 1000);
+			break;
+		case 2:
+			v = api_nonseqfd(src, NONSEQFD_CLOFORK);
+			break;
+		default:
+			v = dup3(src, FD_UNSEQ_BASE + 5 + i % 64, 0);
+			break;
+		}
+		if (!is_vfd(v) || close(v) != 0)
+			errors++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec > 10)
+			break;
+	}
+	return errors;
+}
+
+/* Make the handler's descriptors; returns the kernel's descriptor count
+ * from before. */
+static int prepare_handler_vfds(int src)
+{
+	int before = kernel_fd_count();
+
+	handler_next = 0;
+	handler_errno = 0;
+	for (int i = 0; i < HANDLER_VFDS; i++) {
+		/* Not among the exact numbers churn_until_handled takes. */
+		for (;;) {
+			int v = api_nonseqfd(src, i % 2 ? NONSEQFD_CLOEXEC : 0);
+
+			handler_vfd[i] = v;
+			if (v < (int)FD_UNSEQ_BASE + 5 || v >= (int)FD_UNSEQ_BASE + 5 + 64)
+				break;
+			close(v);
+		}
+		ck_assert(is_vfd(handler_vfd[i]));
+		handler_result[i] = -2;
+	}
+	return before;
+}
+
+static void check_handler_closes(int before, int src)
+{
+	ck_assert_int_eq(handler_next, HANDLER_VFDS);
+	for (int i = 0; i < HANDLER_VFDS; i++) {
+		ck_assert_msg(handler_result[i] == 0, "handler close %d: %d (%s)", i,
+			      handler_result[i], strerror(handler_errno));
+		ck_assert(is_ebadf(fcntl(handler_vfd[i], F_GETFD)));
+	}
+	/* No backing descriptor left behind. */
+	ck_assert_int_eq(kernel_fd_count(), before);
+	/* Every number is free again: a close that a handler made inside
+	 * the table lock leaves the slot to the interrupted holder, which
+	 * must have released it.  F_DUPFD takes the lowest free number from
+	 * its argument: the number itself if its slot is free. */
+	for (int i = 0; i < HANDLER_VFDS; i++) {
+		int v = fcntl(src, F_DUPFD, handler_vfd[i]);
+
+		ck_assert_msg(v == handler_vfd[i], "slot %d (handler close %d of %d) not freed (got %d)",
+			      handler_vfd[i], i, handler_next, v);
+		ck_assert_int_eq(close(v), 0);
+	}
+}
+
+START_TEST(sigalrm_handler_closes)
+{
+	int src = temp_file("x"), before;
+	struct sigaction sa = { .sa_handler = closing_handler };
+	struct itimerval it = { { 0, 200 }, { 0, 200 } }, off = { { 0, 0 }, { 0, 0 } };
+
+	if (!raise_nofile(2 * HANDLER_VFDS + 256)) {
+		fprintf(stderr, "sigalrm_handler_closes: skipped: RLIMIT_NOFILE\n");
+		return;
+	}
+	before = prepare_handler_vfds(src);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	ck_assert_int_eq(churn_until_handled(src), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_IGN);
+	check_handler_closes(before, src);
+	close(src);
+}
+END_TEST
+
+static volatile int killer_stop;
+
+static void *killer_thread(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+
+	while (!__atomic_load_n(&killer_stop, __ATOMIC_RELAXED)) {
+		pthread_kill(target, SIGUSR1);
+		for (volatile int spin = 0; spin < 2000; spin++)
+			;
+	}
+	return NULL;
+}
+
+START_TEST(pthread_kill_handler_closes)
+{
+	int src = temp_file("x"), before;
+	struct sigaction sa = { .sa_handler = closing_handler };
+	pthread_t self = pthread_self(), killer;
+
+	if (!raise_nofile(2 * HANDLER_VFDS + 256)) {
+		fprintf(stderr, "pthread_kill_handler_closes: skipped: RLIMIT_NOFILE\n");
+		return;
+	}
+	before = prepare_handler_vfds(src);
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	killer_stop = 0;
+	ck_assert_int_eq(pthread_create(&killer, NULL, killer_thread, &self), 0);
+	ck_assert_int_eq(churn_until_handled(src), 0);
+	__atomic_store_n(&killer_stop, 1, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(killer, NULL), 0);
+	signal(SIGUSR1, SIG_IGN);
+	check_handler_closes(before, src);
+	close(src);
+}
+END_TEST
+
+static int flag_vfd;
+static volatile int flag_calls, flag_errors;
+
+/* Toggle the descriptor flags of a virtual descriptor and read it. */
+static void flag_handler(int sig)
+{
+	int saved = errno, want = flag_calls % 2 ? FD_CLOEXEC : FD_CLOFORK;
+	char c = 0;
+
+	(void)sig;
+	if (fcntl(flag_vfd, F_SETFD, want) != 0 || fcntl(flag_vfd, F_GETFD) != want ||
+	    pread(flag_vfd, &c, 1, 2) != 1 || c != 'g' || read(flag_vfd, &c, 0) != 0)
+		flag_errors++;
+	flag_calls++;
+	errno = saved;
+}
+
+/* A fork from a signal handler that may have interrupted ufd inside its
+ * table lock: in the child, whose only thread is the interrupted one,
+ * still inside the handler, making a virtual descriptor must answer at
+ * once (made, or EBUSY when the handler interrupted a table change, as in
+ * the parent), not wait forever for the lock of a thread id that is not
+ * in the child.  A child that hangs is killed by its alarm and counted. */
+static int forked_hung, forked_children;
+
+static void forking_handler(int sig)
+{
+	int saved = errno, status;
+	pid_t pid = fork();
+
+	(void)sig;
+	if (pid == 0) {
+		int v;
+
+		alarm(5);
+		v = open("/dev/null", O_RDONLY | O_UNSEQFD);
+		_exit((v >= 0 && close(v) == 0) || (v < 0 && errno == EBUSY) ? 0 : 1);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid) {
+		forked_children++;
+		forked_hung += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	errno = saved;
+}
+
+START_TEST(fork_in_handler_child_uses_table)
+{
+	struct sigaction sa = { .sa_handler = forking_handler, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 2000 }, { 0, 2000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct timespec start, now;
+
+	forked_hung = forked_children = 0;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGPROF, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_PROF, &it, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		int v = open("/dev/null", O_RDONLY | O_UNSEQFD);
+
+		ck_assert(is_vfd(v));
+		ck_assert_int_eq(close(v), 0);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!forked_hung && now.tv_sec - start.tv_sec < 2);
+	setitimer(ITIMER_PROF, &off, NULL);
+	signal(SIGPROF, SIG_IGN);
+	ck_assert_msg(forked_hung == 0, "%d of %d children forked in a handler hung or failed",
+		      forked_hung, forked_children);
+	ck_assert_int_gt(forked_children, 0);
+}
+END_TEST
+
+START_TEST(handler_fcntl_and_read)
+{
+	int src = temp_file("signal"), errors = 0, before;
+	struct sigaction sa = { .sa_handler = flag_handler };
+	struct itimerval it = { { 0, 200 }, { 0, 200 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct timespec start, now;
+
+	flag_vfd = api_nonseqfd(src, 0);
+	flag_calls = flag_errors = 0;
+	before = kernel_fd_count();
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		int v = dup2(src, FD_UNSEQ_ALLOC);
+
+		if (!is_vfd(v) || close(v) != 0)
+			errors++;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (flag_calls < 300 && now.tv_sec - start.tv_sec < 10);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_IGN);
+	ck_assert_int_eq(errors, 0);
+	ck_assert_int_ge(flag_calls, 300);
+	ck_assert_int_eq(flag_errors, 0);
+	ck_assert_int_ne(fcntl(flag_vfd, F_GETFD), -1);
+	ck_assert(reads(flag_vfd, "signal"));
+	ck_assert_int_eq(kernel_fd_count(), before);
+	close(flag_vfd);
+	close(src);
+}
+END_TEST
+
+/* ---- the test cases (main.c) ---- */
+
+TCase *signals_case(void)
+{
+	return new_case("signals",
+			TESTS(sigalrm_handler_closes, pthread_kill_handler_closes,
+			      fork_in_handler_child_uses_table,
+			      handler_fcntl_and_read), 60);
+}
