@@ -344,7 +344,7 @@ void script_devfd_paths(struct run *r)
 				NOTE(r, "fdinfo", "%s", line);
 			/* The kernel reports a backing descriptor's own
 			 * close-on-exec flag (always set; the virtual one's is
-			 * ufd's): a known difference, see README "Limits". */
+			 * ufd's): a known difference, see ufd(7), "Differences from the kernel". */
 			if (!strncmp(line, "flags:", 6))
 				NOTE(r, "fdinfo flags", "%lo",
 				     strtoul(line + 6, NULL, 8) & ~(unsigned long)O_CLOEXEC);
