@@ -129,7 +129,8 @@ static void mark_busy(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
 		if (m->seg_full[s >> 6] == ~0ULL)
 			m->seg_full_full[s >> 12] |= BIT(s >> 6);
 	}
-	m->live++;
+	/* Stored atomically: vfd_any() reads it without the lock. */
+	__atomic_store_n(&m->live, m->live + 1, __ATOMIC_RELAXED);
 }
 
 static void mark_free(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
@@ -141,7 +142,7 @@ static void mark_free(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
 	g->nbusy--;
 	m->seg_full[s >> 6] &= ~BIT(s);
 	m->seg_full_full[s >> 12] &= ~BIT(s >> 6);
-	m->live--;
+	__atomic_store_n(&m->live, m->live - 1, __ATOMIC_RELAXED);
 }
 
 static int slot_is_busy(const struct fdmap *m, uint32_t idx)

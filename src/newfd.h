@@ -18,12 +18,25 @@
 #define UFD_NEWFD_H
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "calls.h"
 #include "placement.h"
 #include "settings.h"
 #include "sys.h"
+
+/*
+ * Is a descriptor the kernel makes the application's just as it is?  So
+ * while no setting concerns new descriptors (UFD_CLOEXEC, UFD_MODE=all)
+ * and the kernel's limit is still the application's (placement.h): then
+ * a creating wrapper hands the call straight to libc.  Lock-free.
+ */
+static inline int newfd_plain(void)
+{
+	return !(ufd_settings.cloexec | ufd_settings.mode_all) &&
+	       __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) == UINT_MAX;
+}
 
 /*
  * UFD_CLOEXEC's flag for one call: sets bit in *flags and returns 1 if

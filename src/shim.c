@@ -85,19 +85,40 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 
 /*
  * The translating wrappers: each FD(x) in a row's fds becomes one line.
- * The prototype comes first for the entry points that glibc still exports
- * but no longer declares (__fxstat and the like).
+ * PATH(x) notes the path to look at after the call (ufd_path_after: the
+ * call is made again on the rewritten path); PATH_MUT(x)
+ * looks before it (ufd_path_before), for calls that change what the path
+ * names.  Rows without either compile to the translations and a tail
+ * call.  The prototype comes first for the entry points that glibc still
+ * exports but no longer declares (__fxstat and the like).
  */
 #define FD(arg) arg = vfd_translate(arg);
-#define PATH(arg)                           \
-	char arg##_buf[ufd_path_size(arg)]; \
-	arg = ufd_path(arg, arg##_buf, sizeof(arg##_buf));
-#define UFD_WRAP(name, ret, err, params, args, fds)       \
-	UFD_PUBLIC ret name params;                       \
-	UFD_PUBLIC ret name params                        \
-	{                                                 \
-		__attribute__((unused)) int added_ = 0;   \
-		fds return UFD_REAL(name) args;           \
+#define PATH(arg) path_ = &arg;
+#define PATH_MUT(arg) UFD_PATH_BEFORE(arg);
+#define UFD_WRAP(name, ret, err, params, args, fds)                         \
+	UFD_PUBLIC ret name params;                                         \
+	UFD_PUBLIC ret name params                                          \
+	{                                                                   \
+		__attribute__((unused)) int added_ = 0;                     \
+		__attribute__((unused)) const char **path_ = NULL;          \
+		ret r_;                                                     \
+		size_t n_;                                                  \
+		int errno_;                                                 \
+		fds if (!path_)                                             \
+			return UFD_REAL(name) args;                         \
+		r_ = UFD_REAL(name) args;                                   \
+		if (__builtin_expect(!vfd_any(), 1))                        \
+			return r_;                                          \
+		errno_ = errno;                                             \
+		n_ = ufd_path_after(*path_, r_ == (ret)(err) ? errno_ : 0); \
+		if (n_) {                                                   \
+			char buf_[n_];                                      \
+			const char *was_ = *path_;                          \
+			if ((*path_ = ufd_path(*path_, buf_, n_)) != was_)  \
+				return UFD_REAL(name) args;                 \
+		}                                                           \
+		errno = errno_;                                             \
+		return r_;                                                  \
 	}
 #define UFD_NEW(name, ret, err, params, args, fds)                   \
 	UFD_PUBLIC ret name params;                                  \

@@ -93,16 +93,39 @@
 void ufd_shim_init(void);
 
 /*
- * Paths naming a descriptor (PATH rows, and open): ufd_path_size(path) is
- * 1 if path needs no rewriting, else room for the rewritten path;
- * ufd_path(path, buf, size) returns path itself or its rewritten form in
- * buf (of that size).  /dev/fd/N, /proc/self/fd/N,
- * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, for an open virtual N,
- * are rewritten to name N's backing descriptor instead, and so are the
- * same paths with fdinfo in place of fd.
+ * Paths naming a descriptor: /dev/fd/N, /proc/self/fd/N,
+ * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, and the same with
+ * fdinfo for fd.  For an open virtual N, the call is made on the path
+ * rewritten to name N's backing descriptor; a backing descriptor's number
+ * is rewritten to VFD_NO_FD, which the kernel answers with ENOENT.  A
+ * call that only reads (stat, access, readlink, open without O_CREAT or
+ * O_TRUNC) is made first, and its path looked at after
+ * (ufd_path_after); one that changes what the path names (truncate,
+ * chmod, exec, open with O_CREAT...) is looked at before
+ * (ufd_path_before).  Both return 0 for nothing to do (the call stands as
+ * the kernel made it, or is made as the caller asked), or n: make the call
+ * (again) with ufd_path(path, buf, n), buf of n bytes (after a call that
+ * made something, a descriptor, the caller undoes it first).
+ *
+ * ufd_path_before reads only with ufd_sys_read_self, which fails rather
+ * than faults; ufd_path_after only after the kernel has read the whole
+ * path (its call succeeded, or failed with ENOENT, err).  Neither reads
+ * anything while the process holds no virtual descriptor (vfd_any): one
+ * load on the common path.  ufd_path returns path itself if it cannot do
+ * better (the descriptor closed since, the path unreadable).
  */
-size_t ufd_path_size(const char *path);
+size_t ufd_path_before(const char *path);
+size_t ufd_path_after(const char *path, int err);
 const char *ufd_path(const char *path, char *buf, size_t size);
+
+/* In a wrapper of a call that changes what path names, before the call:
+ * path (a variable) rewritten as ufd_path_before says, in a buffer this
+ * declares. */
+#define UFD_PATH_BEFORE(path)                                  \
+	size_t path##_size_ = ufd_path_before(path);           \
+	char path##_buf_[path##_size_ ? path##_size_ : 1];     \
+	if (path##_size_)                                      \
+		path = ufd_path(path, path##_buf_, path##_size_)
 
 /* Is path the directory listing this process's descriptors (/proc/self/fd,
  * /dev/fd, /proc/<own pid>/fd, /proc/thread-self/fd)? */

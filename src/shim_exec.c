@@ -298,17 +298,15 @@ UFD_PUBLIC pid_t vfork(void)
 
 UFD_PUBLIC int execve(const char *path, char *const argv[], char *const envp[])
 {
-	char path_buf[ufd_path_size(path)];
+	UFD_PATH_BEFORE(path);
 
-	path = ufd_path(path, path_buf, sizeof(path_buf));
 	WITH_EXEC_ENV(envp, UFD_REAL(execve)(path, argv, env_));
 }
 
 UFD_PUBLIC int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	char path_buf[ufd_path_size(file)];
+	UFD_PATH_BEFORE(file);
 
-	file = ufd_path(file, path_buf, sizeof(path_buf));
 	WITH_EXEC_ENV(envp, UFD_REAL(execvpe)(file, argv, env_));
 }
 
@@ -331,9 +329,8 @@ UFD_PUBLIC int fexecve(int fd, char *const argv[], char *const envp[])
 UFD_PUBLIC int execveat(int dirfd, const char *path, char *const argv[],
 			char *const envp[], int flags)
 {
-	char path_buf[ufd_path_size(path)];
+	UFD_PATH_BEFORE(path);
 
-	path = ufd_path(path, path_buf, sizeof(path_buf));
 	dirfd = vfd_translate(dirfd);
 	WITH_EXEC_ENV(envp, UFD_REAL(execveat)(dirfd, path, argv, env_, flags));
 }
@@ -405,9 +402,8 @@ static int spawn(pid_t *pid, const char *path,
 		 const posix_spawn_file_actions_t *actions,
 		 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
-	char path_buf[ufd_path_size(path)];
+	UFD_PATH_BEFORE(path);
 
-	path = ufd_path(path, path_buf, sizeof(path_buf));
 	WITH_SPAWN_ENV(envp, UFD_REAL(posix_spawn)(pid, path, actions, attr,
 						   argv, env_));
 }

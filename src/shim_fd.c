@@ -23,21 +23,6 @@
 
 /* ---- open ---- */
 
-/* Would open() read a mode argument for these flags?  As glibc decides. */
-#define OPEN_NEEDS_MODE(flags) \
-	(((flags) & O_CREAT) != 0 || ((flags) & O_TMPFILE) == O_TMPFILE)
-
-/* Read open()'s optional mode into mode_var when flags call for it. */
-#define OPEN_MODE(mode_var, flags)                        \
-	do {                                              \
-		if (OPEN_NEEDS_MODE(flags)) {             \
-			va_list ap;                       \
-			va_start(ap, flags);              \
-			mode_var = va_arg(ap, mode_t);    \
-			va_end(ap);                       \
-		}                                         \
-	} while (0)
-
 /*
  * The result r of a real call that made a descriptor for a call with
  * ufd's own flags (newfd_finish_flagged), as the application gets it.
@@ -73,72 +58,186 @@ static int open_result(int fd, int flags, int added, enum ufd_call call)
 		       added, call);
 }
 
-/* The body of every open wrapper: rewrite a /dev/fd path, call the real
- * function with args, move the result if O_UNSEQFD asked for it. */
-#define OPEN_BODY(name, path, flags, ...)                                    \
-	do {                                                                 \
-		char path_buf_[ufd_path_size(path)];                         \
-		int added_ = newfd_add_cloexec(&flags, O_CLOEXEC);             \
-		path = ufd_path(path, path_buf_, sizeof(path_buf_));         \
-		return open_result(UFD_REAL(name)(__VA_ARGS__), flags,       \
-				   added_, UFD_CALL_##name);                 \
+/*
+ * Can an open with these flags go straight to libc?  So when none of
+ * ufd's flags, settings or limits is in play and the process holds no
+ * virtual descriptor (which a /dev/fd path or a directory descriptor
+ * could name): the common case, at a few loads.
+ */
+static inline int open_plain(int flags)
+{
+	return !(flags & OPEN_UFD_FLAGS) && newfd_plain() && !vfd_any();
+}
+
+/*
+ * The rest of every open wrapper, out of line: call the real function
+ * with args, on the path rewritten if it names a descriptor (shim.h), and
+ * finish the result (UFD_CLOEXEC, the limit, mode all, O_UNSEQFD).  An
+ * open that may create or truncate has its path looked at first; any
+ * other, after (opened through a backing descriptor's number, the
+ * descriptor is not the application's: closed, and the call made on the
+ * rewritten path for the kernel's ENOENT).
+ */
+#define OPEN_SLOW(name, path, flags, ...)                                      \
+	do {                                                                   \
+		int added_ = newfd_add_cloexec(&flags, O_CLOEXEC), r_;         \
+		size_t n_;                                                     \
+		if (vfd_any() && (flags & (O_CREAT | O_TRUNC)) &&              \
+		    (n_ = ufd_path_before(path))) {                            \
+			char buf_[n_];                                         \
+			path = ufd_path(path, buf_, n_);                       \
+			return open_result(UFD_REAL(name)(__VA_ARGS__), flags, \
+					   added_, UFD_CALL_##name);           \
+		}                                                              \
+		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
+		if (vfd_any() && (n_ = ufd_path_after(path, r_ < 0 ? errno : 0))) { \
+			char buf_[n_];                                         \
+			const char *was_ = path;                               \
+			if ((path = ufd_path(path, buf_, n_)) != was_) {       \
+				if (r_ >= 0)                                   \
+					ufd_sys_close(r_);                     \
+				r_ = UFD_REAL(name)(__VA_ARGS__);              \
+			}                                                      \
+			return open_result(r_, flags, added_, UFD_CALL_##name); \
+		}                                                              \
+		return open_result(r_, flags, added_, UFD_CALL_##name);        \
 	} while (0)
 
-UFD_PUBLIC int open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
+/*
+ * The entry points that take an optional mode.  libc declares them
+ * variadic; on the ABIs ufd is built for, a variadic function finds its
+ * arguments where one with named parameters does, so they are defined
+ * with the mode named: the caller's when it passed one, and whatever that
+ * register held when it did not, which is passed on and read only where
+ * the flags call for a mode, as libc's own open reads its va_arg.  That
+ * spares every open the variadic prologue.  Elsewhere, va_arg as usual.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define OPEN_ENTRY(name, ...)                                                 \
+	UFD_PUBLIC int ufd_open_entry_##name(__VA_ARGS__, mode_t mode)        \
+		__asm__(#name);                                               \
+	UFD_PUBLIC int ufd_open_entry_##name(__VA_ARGS__, mode_t mode)
+#define OPEN_MODE(flags) (void)0
+#else
+#define OPEN_ENTRY(name, ...) UFD_PUBLIC int name(__VA_ARGS__, ...)
+/* Would open() read a mode argument for these flags?  As glibc decides. */
+#define OPEN_MODE(flags)                                                 \
+	mode_t mode = 0;                                                 \
+	if (((flags) & O_CREAT) || ((flags) & O_TMPFILE) == O_TMPFILE) { \
+		va_list ap;                                              \
+		va_start(ap, flags);                                     \
+		mode = va_arg(ap, mode_t);                               \
+		va_end(ap);                                              \
+	}
+#endif
 
-	OPEN_MODE(mode, flags);
-	OPEN_BODY(open, path, flags, path, open_flags(flags), mode);
+__attribute__((noinline)) static int open_slow(const char *path, int flags, mode_t mode)
+{
+	OPEN_SLOW(open, path, flags, path, open_flags(flags), mode);
 }
 
-UFD_PUBLIC int open64(const char *path, int flags, ...)
+OPEN_ENTRY(open, const char *path, int flags)
 {
-	mode_t mode = 0;
-
-	OPEN_MODE(mode, flags);
-	OPEN_BODY(open64, path, flags, path, open_flags(flags), mode);
+	OPEN_MODE(flags);
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(open)(path, flags, mode);
+	return open_slow(path, flags, mode);
 }
 
-UFD_PUBLIC int openat(int dirfd, const char *path, int flags, ...)
+__attribute__((noinline)) static int open64_slow(const char *path, int flags, mode_t mode)
 {
-	mode_t mode = 0;
+	OPEN_SLOW(open64, path, flags, path, open_flags(flags), mode);
+}
 
-	OPEN_MODE(mode, flags);
+OPEN_ENTRY(open64, const char *path, int flags)
+{
+	OPEN_MODE(flags);
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(open64)(path, flags, mode);
+	return open64_slow(path, flags, mode);
+}
+
+/* With no virtual descriptor, dirfd cannot be one, nor a backing one. */
+__attribute__((noinline)) static int openat_slow(int dirfd, const char *path,
+						 int flags, mode_t mode)
+{
 	dirfd = vfd_translate(dirfd);
-	OPEN_BODY(openat, path, flags, dirfd, path, open_flags(flags), mode);
+	OPEN_SLOW(openat, path, flags, dirfd, path, open_flags(flags), mode);
 }
 
-UFD_PUBLIC int openat64(int dirfd, const char *path, int flags, ...)
+OPEN_ENTRY(openat, int dirfd, const char *path, int flags)
 {
-	mode_t mode = 0;
+	OPEN_MODE(flags);
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(openat)(dirfd, path, flags, mode);
+	return openat_slow(dirfd, path, flags, mode);
+}
 
-	OPEN_MODE(mode, flags);
+__attribute__((noinline)) static int openat64_slow(int dirfd, const char *path,
+						   int flags, mode_t mode)
+{
 	dirfd = vfd_translate(dirfd);
-	OPEN_BODY(openat64, path, flags, dirfd, path, open_flags(flags), mode);
+	OPEN_SLOW(openat64, path, flags, dirfd, path, open_flags(flags), mode);
+}
+
+OPEN_ENTRY(openat64, int dirfd, const char *path, int flags)
+{
+	OPEN_MODE(flags);
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(openat64)(dirfd, path, flags, mode);
+	return openat64_slow(dirfd, path, flags, mode);
 }
 
 /* The fortify entry points: open() without a mode argument. */
+__attribute__((noinline)) static int open_2_slow(const char *path, int flags)
+{
+	OPEN_SLOW(__open_2, path, flags, path, open_flags(flags));
+}
+
 UFD_PUBLIC int __open_2(const char *path, int flags)
 {
-	OPEN_BODY(__open_2, path, flags, path, open_flags(flags));
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(__open_2)(path, flags);
+	return open_2_slow(path, flags);
+}
+
+__attribute__((noinline)) static int open64_2_slow(const char *path, int flags)
+{
+	OPEN_SLOW(__open64_2, path, flags, path, open_flags(flags));
 }
 
 UFD_PUBLIC int __open64_2(const char *path, int flags)
 {
-	OPEN_BODY(__open64_2, path, flags, path, open_flags(flags));
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(__open64_2)(path, flags);
+	return open64_2_slow(path, flags);
+}
+
+__attribute__((noinline)) static int openat_2_slow(int dirfd, const char *path, int flags)
+{
+	dirfd = vfd_translate(dirfd);
+	OPEN_SLOW(__openat_2, path, flags, dirfd, path, open_flags(flags));
 }
 
 UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
 {
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(__openat_2)(dirfd, path, flags);
+	return openat_2_slow(dirfd, path, flags);
+}
+
+__attribute__((noinline)) static int openat64_2_slow(int dirfd, const char *path,
+						     int flags)
+{
 	dirfd = vfd_translate(dirfd);
-	OPEN_BODY(__openat_2, path, flags, dirfd, path, open_flags(flags));
+	OPEN_SLOW(__openat64_2, path, flags, dirfd, path, open_flags(flags));
 }
 
 UFD_PUBLIC int __openat64_2(int dirfd, const char *path, int flags)
 {
-	dirfd = vfd_translate(dirfd);
-	OPEN_BODY(__openat64_2, path, flags, dirfd, path, open_flags(flags));
+	if (__builtin_expect(open_plain(flags), 1))
+		return UFD_REAL(__openat64_2)(dirfd, path, flags);
+	return openat64_2_slow(dirfd, path, flags);
 }
 
 /* ---- creating calls without a close-on-exec flag, for UFD_CLOEXEC ----
@@ -673,11 +772,16 @@ UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
 	fd = vfd_translate(fd);
 	if (request == FICLONE) {
 		arg = (void *)(long)vfd_translate((int)(long)arg);
-	} else if (request == FICLONERANGE && arg) {
-		struct file_clone_range range = *(struct file_clone_range *)arg;
+	} else if (request == FICLONERANGE && vfd_any()) {
+		/* Read without faulting; one that cannot be read goes to the
+		 * kernel as it is, for its EFAULT.  Without virtual
+		 * descriptors, src_fd cannot be one of ufd's. */
+		struct file_clone_range range;
 
-		range.src_fd = vfd_translate((int)range.src_fd);
-		return UFD_REAL(ioctl)(fd, request, &range);
+		if (ufd_sys_read_self(&range, arg, sizeof(range)) == (long)sizeof(range)) {
+			range.src_fd = vfd_translate((int)range.src_fd);
+			return UFD_REAL(ioctl)(fd, request, &range);
+		}
 	}
 	return UFD_REAL(ioctl)(fd, request, arg);
 }

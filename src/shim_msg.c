@@ -18,16 +18,16 @@
 /*
  * The one walk over the SCM_RIGHTS descriptors in msg's control data:
  * counts those that map() changes and, with store, writes the new value in
- * place (only ever into a message ufd may write: its own copy, or one that
- * recvmsg filled).
+ * place.  Only ever on a message ufd may read and write: its own copy, or
+ * one that recvmsg filled (the kernel has written msg_controllen bytes at
+ * msg_control).
  */
 static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store)
 {
 	struct cmsghdr *c;
 	size_t changed = 0;
 
-	if (ufd_unmapped(msg) || ufd_unmapped(msg->msg_control) ||
-	    msg->msg_controllen < sizeof(struct cmsghdr))
+	if (msg->msg_controllen < sizeof(struct cmsghdr))
 		return 0;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
 		int *fds = (int *)CMSG_DATA(c);
@@ -96,24 +96,49 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
  * would accept; larger ones go to the kernel as they are, to be refused. */
 #define CONTROL_COPY_MAX 65536
 
+/*
+ * sendmsg(fd, msg, flags) in a process that holds virtual descriptors: if
+ * the message carries a virtual or a backing descriptor with SCM_RIGHTS,
+ * it is sent from a copy with them translated (a backing descriptor must
+ * never be sent: VFD_NO_FD, for the kernel's EBADF).  msg is read with
+ * ufd_sys_read_self, before the kernel does; what cannot be read goes to
+ * the kernel as it is, for its EFAULT.  With `probe`, nothing is sent:
+ * returns 1 if the message needs translating, else 0.
+ */
+__attribute__((noinline)) static ssize_t send_translated(int fd,
+							 const struct msghdr *msg,
+							 int flags, int probe)
+{
+	struct msghdr copy;
+
+	if (ufd_sys_read_self(&copy, msg, sizeof(copy)) != (long)sizeof(copy) ||
+	    copy.msg_controllen < sizeof(struct cmsghdr) ||
+	    copy.msg_controllen > CONTROL_COPY_MAX)
+		return probe ? 0 : UFD_REAL(sendmsg)(fd, msg, flags);
+
+	union {
+		struct cmsghdr align;
+		char bytes[copy.msg_controllen];
+	} control;
+
+	if (ufd_sys_read_self(control.bytes, copy.msg_control, copy.msg_controllen) !=
+	    (long)copy.msg_controllen)
+		return probe ? 0 : UFD_REAL(sendmsg)(fd, msg, flags);
+	copy.msg_control = control.bytes;
+	if (probe)
+		return map_rights(&copy, vfd_translate, 0) != 0;
+	if (!map_rights(&copy, vfd_translate, 1))
+		return UFD_REAL(sendmsg)(fd, msg, flags);
+	return UFD_REAL(sendmsg)(fd, &copy, flags);
+}
+
 UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	fd = vfd_translate(fd);
-	if (ufd_unmapped(msg) || msg->msg_controllen > CONTROL_COPY_MAX ||
-	    !map_rights(msg, vfd_translate, 0))
+	/* No virtual descriptor: no number in the message can be ufd's. */
+	if (__builtin_expect(!vfd_any(), 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
-
-	/* Translate in a copy: the caller's message is const. */
-	union {
-		struct cmsghdr align;
-		char bytes[msg->msg_controllen];
-	} control;
-	struct msghdr copy = *msg;
-
-	memcpy(control.bytes, msg->msg_control, msg->msg_controllen);
-	copy.msg_control = control.bytes;
-	map_rights(&copy, vfd_translate, 1);
-	return UFD_REAL(sendmsg)(fd, &copy, flags);
+	return send_translated(fd, msg, flags, 0);
 }
 
 /*
@@ -125,10 +150,12 @@ UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 {
 	unsigned int i;
 
-	for (i = 0; !ufd_unmapped(vec) && i < n; i++)
-		if (map_rights(&vec[i].msg_hdr, vfd_translate, 0))
+	/* A message that cannot be read needs nothing: the kernel's answer
+	 * (the count sent before it, or EFAULT) is the right one. */
+	for (i = 0; vfd_any() && i < n; i++)
+		if (send_translated(-1, &vec[i].msg_hdr, 0, 1))
 			break;
-	if (ufd_unmapped(vec) || i == n)
+	if (!vfd_any() || i == n)
 		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
 	for (i = 0; i < n; i++) {
 		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
@@ -147,11 +174,12 @@ UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 #define POLL_STACK 64
 
 /*
- * A copy of fds with the virtual descriptors translated, in stack (room for
- * POLL_STACK) or a new mapping (*mapped set to its length), or fds itself
- * when no entry is virtual.  Entries naming a closed virtual number keep it,
- * so that the kernel answers POLLNVAL for them as for any closed
- * descriptor.  NULL if the mapping fails.
+ * A copy of fds (which the kernel has just read: it can be) with every
+ * entry translated: a virtual descriptor's backing one, VFD_NO_FD for a
+ * backing descriptor's own number, a closed virtual number kept, so that
+ * the kernel answers POLLNVAL for both as for any closed descriptor.  In
+ * stack (room for POLL_STACK) or a new mapping (*mapped set to its
+ * length); NULL if the mapping fails.
  */
 static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 				     struct pollfd *stack, size_t *mapped)
@@ -160,14 +188,6 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 	nfds_t i;
 
 	*mapped = 0;
-	/* Past the kernel's default nr_open the call is an EINVAL for the
-	 * kernel to give; the array may not even be that long. */
-	if (ufd_unmapped(fds) || n > (1U << 20))
-		return fds;
-	for (i = 0; i < n && !vfd_in_space(fds[i].fd); i++)
-		;
-	if (i == n)
-		return fds;
 	if (n > POLL_STACK) {
 		*mapped = n * sizeof(*fds);
 		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
@@ -188,50 +208,73 @@ static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 {
 	int saved = errno;
 
-	if (copy != fds) {
-		for (nfds_t i = 0; ret >= 0 && i < n; i++)
-			fds[i].revents = copy[i].revents;
-		if (mapped)
-			ufd_sys_munmap(copy, mapped);
-	}
+	for (nfds_t i = 0; ret >= 0 && i < n; i++)
+		fds[i].revents = copy[i].revents;
+	if (mapped)
+		ufd_sys_munmap(copy, mapped);
 	errno = saved;
 	return ret;
 }
 
-/* The body of the four poll wrappers: translate, call name with args in
- * which the array is `copy`, hand back revents. */
+/*
+ * Does the array, which the kernel has just read and written, name an
+ * open virtual descriptor or a backing descriptor?  Then the call must be
+ * made again on a translated copy: the kernel answered POLLNVAL for the
+ * virtual one (not a number it has), and must for the backing one.
+ */
+static int poll_names_ufd(const struct pollfd *fds, nfds_t n)
+{
+	for (nfds_t i = 0; i < n; i++)
+		if (vfd_translate(fds[i].fd) != fds[i].fd)
+			return 1;
+	return 0;
+}
+
+/*
+ * The body of the four poll wrappers.  The kernel reads the array first:
+ * args name the caller's array `fds` and are made once as they are.  Only
+ * if the process holds virtual descriptors and the call found something
+ * (an entry with a virtual number makes the kernel return at once, with
+ * POLLNVAL for it) is the array looked at, and if it names one of ufd's
+ * numbers, the call is made again with `fds` a translated copy, whose
+ * revents are handed back.  Never reads an array the kernel could not.
+ */
 #define POLL_BODY(name, fds, n, ...)                                          \
 	do {                                                                  \
-		struct pollfd stack_[POLL_STACK], *copy;                       \
+		struct pollfd stack_[POLL_STACK], *orig_ = fds;                \
 		size_t mapped_;                                                \
-		copy = poll_translate(fds, n, stack_, &mapped_);               \
-		if (!copy && !ufd_unmapped(fds)) /* no room for a copy */      \
+		int r_ = UFD_REAL(name)(__VA_ARGS__);                          \
+		if (__builtin_expect(!vfd_any(), 1) || r_ <= 0 ||              \
+		    !poll_names_ufd(fds, n))                                   \
+			return r_;                                             \
+		fds = poll_translate(orig_, n, stack_, &mapped_);              \
+		if (!fds) /* no room for a copy */                             \
 			return ufd_ret(-ENOMEM);                               \
-		return poll_finish(fds, copy, n, mapped_,                      \
+		return poll_finish(orig_, fds, n, mapped_,                     \
 				   UFD_REAL(name)(__VA_ARGS__));               \
 	} while (0)
 
 UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	POLL_BODY(poll, fds, n, copy, n, timeout);
+	POLL_BODY(poll, fds, n, fds, n, timeout);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		     const sigset_t *mask)
 {
-	POLL_BODY(ppoll, fds, n, copy, n, timeout, mask);
+	POLL_BODY(ppoll, fds, n, fds, n, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
-	POLL_BODY(__poll_chk, fds, n, copy, n, timeout, fdslen);
+	POLL_BODY(__poll_chk, fds, n, fds, n, timeout, fdslen);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 			   const struct timespec *timeout, const sigset_t *mask,
 			   size_t fdslen)
 {
-	POLL_BODY(__ppoll_chk, fds, n, copy, n, timeout, mask, fdslen);
+	POLL_BODY(__ppoll_chk, fds, n, fds, n, timeout, mask, fdslen);
 }
 
 /*
@@ -257,22 +300,28 @@ static int select_refused(const char *call, int nfds)
  * Does one of the sets name a backing descriptor (below nfds)?  Only
  * numbers from vfd_guard_from up can be one, so this reads nothing for the
  * usual nfds: it matters below the limit, where backing descriptors go
- * when there is no room above it.
+ * when there is no room above it.  Then it reads, without faulting, the
+ * one word of each set that holds each backing descriptor below nfds (a
+ * set that cannot be read is the kernel's EFAULT).
  */
 static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
 {
 	fd_set *sets[3] = { r, w, e };
+	int b;
 
-	if (nfds <= 0)
+	if (nfds <= (int)__atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED))
 		return 0;
-	for (unsigned fd = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
-	     fd < (unsigned)nfds; fd++)
-		for (int i = 0; i < 3; i++)
-			if (!ufd_unmapped(sets[i]) &&
-			    ((unsigned long)sets[i]->fds_bits[fd / __NFDBITS] >>
-			     (fd % __NFDBITS) & 1) &&
-			    vfd_is_backing((int)fd))
+	for (b = vfd_next_backing((int)vfd_guard_from); b >= 0 && b < nfds;
+	     b = vfd_next_backing(b + 1))
+		for (int i = 0; i < 3; i++) {
+			__fd_mask word;
+
+			if (sets[i] &&
+			    ufd_sys_read_self(&word, &sets[i]->fds_bits[b / __NFDBITS],
+					      sizeof(word)) == (long)sizeof(word) &&
+			    ((unsigned long)word >> (b % __NFDBITS) & 1))
 				return 1;
+		}
 	return 0;
 }
 

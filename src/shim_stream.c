@@ -77,10 +77,10 @@ static void stream_opened(FILE *fp, const char *mode, int added)
  * UFD_CLOEXEC, then stream_opened. */
 #define FOPEN_BODY(name, path, mode, on_failure, ...)                      \
 	do {                                                               \
-		char path_buf_[ufd_path_size(path)], mode_buf_[16];        \
+		char mode_buf_[16];                                        \
 		FILE *fp_;                                                 \
 		int added_;                                                \
-		path = ufd_path(path, path_buf_, sizeof(path_buf_));       \
+		UFD_PATH_BEFORE(path);                                     \
 		mode = mode_cloexec(mode, mode_buf_, sizeof(mode_buf_),    \
 				    &added_);                              \
 		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
@@ -318,8 +318,11 @@ UFD_PUBLIC void rewinddir(DIR *dir)
 
 UFD_PUBLIC DIR *opendir(const char *path)
 {
-	char path_buf[ufd_path_size(path)];
-	DIR *dir = UFD_REAL(opendir)(ufd_path(path, path_buf, sizeof(path_buf)));
+	const char *real_path = path;
+	DIR *dir;
+
+	UFD_PATH_BEFORE(real_path);
+	dir = UFD_REAL(opendir)(real_path);
 
 	if (dir && ufd_path_is_fd_dir(path))
 		listing_track(dir);

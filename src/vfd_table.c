@@ -401,6 +401,17 @@ int vfd_next_listed(int after)
 	return idx < 0 ? -1 : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
 
+int vfd_next_backing(int from)
+{
+	int64_t b;
+
+	if ((unsigned)from >= FD_UNSEQ_BASE || vfd_lock() < 0)
+		return -1;
+	b = fdmap_next_busy(&vfd_backing_map, (uint32_t)from);
+	vfd_unlock();
+	return b < 0 ? -1 : (int)b;
+}
+
 int vfd_get_flags(int vfd)
 {
 	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;

@@ -99,6 +99,23 @@ static inline int vfd_translate(int fd)
 	return fd >= 0 && vfd_owner(fd) >= 0 ? VFD_NO_FD : fd;
 }
 
+/*
+ * Does the process hold a virtual descriptor (and so backing ones)?  Until
+ * it does, no number in a path, a pollfd array or a message can be ufd's,
+ * and the shim has no reason to look inside the caller's memory.  One
+ * relaxed load; lock-free and async-signal-safe.
+ */
+static inline int vfd_any(void)
+{
+	return __atomic_load_n(&vfd_map.live, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * The lowest backing descriptor at or above from, or -1.  Takes the table
+ * lock (-1 from a signal handler that interrupted a change to the table).
+ */
+int vfd_next_backing(int from);
+
 /* Is real descriptor fd (>= 0) at or past vfd_guard_from? */
 static inline int vfd_guarded(int fd)
 {

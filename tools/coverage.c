@@ -9,7 +9,8 @@
 
 /*
  * The fds column of a row, as text: "FD(a) PATH(p) CLOEXEC(flags, X)" ->
- * "`a`, path `p`, `X` under UFD_CLOEXEC".
+ * "`a`, path `p`, `X` under UFD_CLOEXEC"; PATH_MUT(p) -> "path `p` (looked
+ * at first)".
  */
 static void print_fds(const char *fds)
 {
@@ -29,6 +30,9 @@ static void print_fds(const char *fds)
 			printf("%s`%.*s`", sep, (int)(close - open - 1), open + 1);
 		} else if (!strncmp(kind, "PATH", (size_t)kind_len) && kind_len == 4) {
 			printf("%spath `%.*s`", sep, (int)(close - open - 1), open + 1);
+		} else if (!strncmp(kind, "PATH_MUT", (size_t)kind_len) && kind_len == 8) {
+			printf("%spath `%.*s` (looked at first)", sep,
+			       (int)(close - open - 1), open + 1);
 		} else if (!strncmp(kind, "CLOEXEC", (size_t)kind_len) && kind_len == 7) {
 			const char *comma = strchr(open, ',');
 
