@@ -149,12 +149,40 @@ int ufd_close(int fd);
 extern int ufd_interposed;
 
 /*
- * A pointer no program can have mapped: null or in the first page, or in
- * the kernel's half of the address space.  A wrapper that must read an
- * argument before the kernel does (a path, a pollfd array, a msghdr) passes
- * such a one on unread, for the kernel's EFAULT.  (Other unmapped
- * addresses still fault in ufd: telling them apart would cost a system
- * call per call.)
+ * The caller's memory.  A program under ufd must never die where the
+ * kernel would have answered EFAULT, so the shim reads what the caller
+ * passes only where it is known to be readable.  Every such place:
+ *
+ *   paths: stat family, access, readlink, name_to_handle_at, open
+ *     without O_CREAT/O_TRUNC (PATH rows, OPEN_SLOW): after the kernel has
+ *     read and walked the path (ufd_path_after);
+ *   paths: truncate, fchmodat, fchownat, utimensat, futimesat, linkat,
+ *     chdir, inotify_add_watch, realpath, scandirat, spawn file actions'
+ *     open (PATH_MUT rows), open with O_CREAT/O_TRUNC, the fopen family,
+ *     opendir, exec and spawn: before the call, with ufd_sys_read_self
+ *     (ufd_path_before);
+ *   poll, ppoll: the array, after the kernel has read and written it;
+ *   select, pselect: one word of each set per backing descriptor below
+ *     nfds, with ufd_sys_read_self, and only where nfds reaches
+ *     vfd_guard_from;
+ *   sendmsg, sendmmsg: the msghdr and its control data, with
+ *     ufd_sys_read_self; recvmsg, recvmmsg (UFD_MODE=all): the control
+ *     data the kernel has just written;
+ *   ioctl(FICLONERANGE): its structure, with ufd_sys_read_self;
+ *   exec, spawn, system, popen: the environment, with ufd_sys_read_self
+ *     (shim_exec.c);
+ *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just
+ *     written;
+ *   the mode strings of fopen, freopen, fdopen: before libc, which reads
+ *     them itself, in user space, before any system call.
+ *
+ * All but the last two only while the process holds a virtual descriptor
+ * (vfd_any): before that no number can be ufd's, and nothing is read.
+ * ufd_sys_read_self (sys.h) fails rather than faults, except where a
+ * seccomp filter refuses process_vm_readv.
+ *
+ * ufd_unmapped: a pointer no program can have mapped (null, the first
+ * page, the kernel's half): rejected before any read.
  */
 static inline int ufd_unmapped(const void *p)
 {

@@ -34,7 +34,7 @@ UFD_EARLY static int early_ret(long r)
 }
 
 /* p, hidden from the compiler, so that glibc's nonnull declarations do
- * not let it drop a null test: a null pointer is the kernel's EFAULT. */
+ * not let it drop a null test. */
 UFD_EARLY static const void *opaque(const void *p)
 {
 	__asm__("" : "+r"(p));
@@ -65,7 +65,9 @@ UFD_EARLY static int is_self(pid_t pid)
 UFD_EARLY static int nofile_prlimit(pid_t pid, int resource, const void *new_rl,
 				    void *old_rl)
 {
-	struct rlimit *old = old_rl;
+	/* Null pointers are the kernel's to answer: the callers' nonnull
+	 * declarations must not let the tests below go. */
+	struct rlimit *old = (struct rlimit *)opaque(old_rl);
 	unsigned shown = shown_soft();
 	long r;
 
@@ -91,21 +93,17 @@ UFD_EARLY UFD_PUBLIC int getrlimit64(__rlimit_resource_t resource, struct rlimit
 	return early_ret(nofile_prlimit(0, resource, NULL, rl));
 }
 
+/* A null rl is prlimit64's "no new limit", and succeeds, as glibc's
+ * setrlimit (prlimit64 too) does with it. */
 UFD_EARLY UFD_PUBLIC int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
-	/* Null: the kernel's EFAULT (prlimit64 would read it as "no new
-	 * limit"), as glibc's setrlimit gets it. */
-	if (!opaque(rl))
-		return early_ret(-EFAULT);
-	return early_ret(nofile_prlimit(0, resource, rl, NULL));
+	return early_ret(nofile_prlimit(0, resource, opaque(rl), NULL));
 }
 
 UFD_EARLY UFD_PUBLIC int setrlimit64(__rlimit_resource_t resource,
 				     const struct rlimit64 *rl)
 {
-	if (!opaque(rl))
-		return early_ret(-EFAULT);
-	return early_ret(nofile_prlimit(0, resource, rl, NULL));
+	return early_ret(nofile_prlimit(0, resource, opaque(rl), NULL));
 }
 
 UFD_EARLY UFD_PUBLIC int prlimit(pid_t pid, __rlimit_resource_t resource,
