@@ -222,7 +222,11 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 {
 	if (limit == 0 || limit > FDMAP_SPACE)
 		return -EINVAL;
-	*m = (struct fdmap){ .limit = limit };
+	/* The arrays are zero already (the contract): clearing them would
+	 * touch the whole 100 KB, in every process ufd is loaded into. */
+	m->limit = limit;
+	m->live = 0;
+	m->range = 0;
 	fdmap_reseed(m, seed);
 	return 0;
 }

@@ -63,7 +63,10 @@ struct fdmap {
 /*
  * Initialise an all-free map whose slots are [0, limit) (limit at most
  * FDMAP_SPACE; tests use small limits to reach exhaustion), with the random
- * generator seeded from seed.  Returns 0 or -EINVAL.
+ * generator seeded from seed.  m must be all zero: static storage, calloc's,
+ * or a map fdmap_destroy left; init touches none of its segment table, so
+ * that a process that never uses the map keeps those pages untouched.
+ * Returns 0 or -EINVAL.
  */
 int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed);
 
