@@ -42,7 +42,7 @@ START_TEST(kb_spawn_handoff_ls)
 END_TEST
 
 /*
- * kb_fork_listing_lock.  shim_dir.c's listings_lock (a pthread mutex)
+ * kb_fork_listing_lock.  shim_stream.c's listings_lock (a pthread mutex)
  * is not taken around fork: a fork that catches another thread holding
  * it (readdir of any directory takes it while a /proc/self/fd listing is
  * open) leaves it locked forever in the child, whose next readdir hangs.
@@ -294,7 +294,7 @@ START_TEST(flags_kept_while_backing_moves)
 END_TEST
 
 /*
- * backing_cloexec_after_failed_exec.  After a failed exec, vfd_exec_done
+ * backing_cloexec_after_failed_exec.  After a failed exec, handoff_done
  * gave back the kernel's close-on-exec flag only to the backing
  * descriptors of the virtual descriptors that survived an exec by their
  * flags at that moment; flags change without the lock, so one made
