@@ -125,7 +125,9 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 	UFD_PUBLIC ret name params                                   \
 	{                                                            \
 		int added_ = 0;                                      \
-		fds return ufd_ret_new_fd(UFD_REAL(name) args, added_,   \
+		fds if (__builtin_expect(newfd_plain(), 1))          \
+			return UFD_REAL(name) args;                  \
+		return ufd_ret_new_fd(UFD_REAL(name) args, added_,   \
 				      UFD_CALL_##name);              \
 	}
 #define CLOEXEC(arg, flag)                                           \

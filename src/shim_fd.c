@@ -340,7 +340,13 @@ static int sock_flags(int flags)
 	return (flags & ~SOCK_UFD_FLAGS) | (flags & SOCK_UNSEQ ? SOCK_CLOEXEC : 0);
 }
 
-UFD_PUBLIC int socket(int domain, int type, int protocol)
+/*
+ * The creating wrappers below go straight to libc when none of ufd's
+ * flags or settings is in play (newfd_plain) and the descriptor they
+ * take, if any, is below vfd_guard_from (neither virtual nor backing);
+ * the rest is out of line, so that the plain case pays no prologue.
+ */
+__attribute__((noinline)) static int socket_slow(int domain, int type, int protocol)
 {
 	int added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
 
@@ -352,7 +358,15 @@ UFD_PUBLIC int socket(int domain, int type, int protocol)
 		       UFD_CALL_socket);
 }
 
-UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
+UFD_PUBLIC int socket(int domain, int type, int protocol)
+{
+	if (__builtin_expect(!(type & SOCK_UFD_FLAGS) && newfd_plain(), 1))
+		return UFD_REAL(socket)(domain, type, protocol);
+	return socket_slow(domain, type, protocol);
+}
+
+__attribute__((noinline)) static int socketpair_slow(int domain, int type,
+						     int protocol, int sv[2])
 {
 	int real[2], v0, v1, added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
 
@@ -380,7 +394,15 @@ UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
 	return 0;
 }
 
-UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
+UFD_PUBLIC int socketpair(int domain, int type, int protocol, int sv[2])
+{
+	if (__builtin_expect(!(type & SOCK_UFD_FLAGS) && newfd_plain(), 1))
+		return UFD_REAL(socketpair)(domain, type, protocol, sv);
+	return socketpair_slow(domain, type, protocol, sv);
+}
+
+__attribute__((noinline)) static int accept4_slow(int fd, __SOCKADDR_ARG addr,
+						  socklen_t *len, int flags)
 {
 	int added = newfd_add_cloexec(&flags, SOCK_CLOEXEC);
 
@@ -393,9 +415,19 @@ UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
 		       UFD_CALL_accept4);
 }
 
+UFD_PUBLIC int accept4(int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags)
+{
+	if (__builtin_expect(!(flags & SOCK_UFD_FLAGS) && newfd_plain() &&
+			     !vfd_guarded(fd), 1))
+		return UFD_REAL(accept4)(fd, addr, len, flags);
+	return accept4_slow(fd, addr, len, flags);
+}
+
 
 UFD_PUBLIC int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
 {
+	if (__builtin_expect(newfd_plain() && !vfd_guarded(fd), 1))
+		return UFD_REAL(accept)(fd, addr, len);
 	return accept4(fd, addr, len, 0);
 }
 
@@ -404,6 +436,9 @@ UFD_PUBLIC int accept(int fd, __SOCKADDR_ARG addr, socklen_t *len)
 
 UFD_PUBLIC int dup(int fd)
 {
+	/* Below vfd_guard_from fd is neither virtual nor backing. */
+	if (__builtin_expect(newfd_plain() && !vfd_guarded(fd), 1))
+		return UFD_REAL(dup)(fd);
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	if (ufd_settings.cloexec)
