@@ -1702,15 +1702,28 @@ static int run_config(const struct op *ops, int n, int cfg, unsigned fams, char 
 	if (fd >= 0)
 		close(fd);
 	if (!buf)
-		buf = calloc(1, 64);
+		buf = calloc(1, 128);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		bad = 1;
 		if (!strstr(buf, "\n! ") && strncmp(buf, "! ", 2)) {
+			/* no violation reported: a crash (or an exit no check
+			 * made).  Say which signal, and in which op: the log's
+			 * last line, "N: " with no result, if it died in one. */
 			size_t l = strlen(buf);
+			const char *last = strrchr(buf, '\n');
+			char what[48], where[32] = "";
+			int op;
 
-			snprintf(buf + l, 64, "\n! the run %s %d\n",
-				 WIFSIGNALED(st) ? "died of signal" : "exited",
-				 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			last = last ? last + 1 : buf;
+			if (*last && sscanf(last, "%d:", &op) == 1)
+				snprintf(where, sizeof where, " during op %d", op);
+			if (WIFSIGNALED(st))
+				snprintf(what, sizeof what, "died of %s (signal %d)",
+					 sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+					 WTERMSIG(st));
+			else
+				snprintf(what, sizeof what, "exited %d", WEXITSTATUS(st));
+			snprintf(buf + l, 128, "\n! the run %s%s\n", what, where);
 		}
 	}
 	unlink(opsf);
