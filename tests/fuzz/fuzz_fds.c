@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -36,6 +37,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -44,6 +46,20 @@
 #include <unistd.h>
 
 #include "ufd.h"
+
+/* ASan's readlink interceptor takes strlen of the path before the call:
+ * with an unreadable path the sanitizer itself dies, in every run (it is
+ * loaded before ufd), so OP_BADPTR leaves readlink out there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN_BUILD 1
+#endif
+#endif
+#ifndef ASAN_BUILD
+#define ASAN_BUILD 0
+#endif
 
 #ifndef CLOSE_RANGE_UNSHARE
 #define CLOSE_RANGE_UNSHARE (1U << 1)
@@ -97,21 +113,21 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, NOPKIND
+	OP_BADNUM, OP_BADPTR, NOPKIND
 };
 
 /* Families, for --without. */
 enum family {
 	FAM_BASIC = 1, FAM_VIRTUAL = 2, FAM_BACKING = 4, FAM_RLIMIT = 8,
 	FAM_FORK = 16, FAM_EXEC = 32, FAM_CLOSERANGE = 64, FAM_HOSTILE = 128,
-	FAM_IO = 256,
+	FAM_IO = 256, FAM_BADPTR = 512,
 };
 static const struct { const char *name; unsigned bit; } families[] = {
 	{ "basic", FAM_BASIC }, { "virtual", FAM_VIRTUAL },
 	{ "backing", FAM_BACKING }, { "rlimit", FAM_RLIMIT },
 	{ "fork", FAM_FORK }, { "exec", FAM_EXEC },
 	{ "closerange", FAM_CLOSERANGE }, { "hostile", FAM_HOSTILE },
-	{ "io", FAM_IO },
+	{ "io", FAM_IO }, { "badptr", FAM_BADPTR },
 };
 
 /* dup2 targets and F_DUPFD starting points. */
@@ -131,6 +147,47 @@ static const char *const x_name[] = {
 	"open(/proc/self/fd/n)", "close_range(n, n)", "dup2(h, n)",
 	"fcntl(h, F_DUPFD, n)",
 };
+
+/*
+ * OP_BADPTR: a call with memory the kernel cannot read (R.bad, a
+ * PROT_NONE page after a readable one).  Every one fails before it can
+ * change the process's state, so the kernel's answer (EFAULT) is all there
+ * is to compare; under ufd the same answer must come, never a crash.  a:
+ * the call; b: how the memory is bad; c: a detail of b.  The path calls
+ * are those whose failure leaves nothing behind.
+ */
+enum {
+	B_OPEN, B_CREAT, B_STAT, B_ACCESS, B_READLINK, B_TRUNCATE, B_FCHMODAT,
+	B_CHDIR, NBPATH = B_CHDIR + 1,
+	B_POLL = NBPATH, B_PPOLL, B_SENDMSG, B_SELECT, B_PSELECT, NB
+};
+static const char *const b_name[] = {
+	"open", "open", "stat", "access", "readlink", "truncate", "fchmodat",
+	"chdir", "poll", "ppoll", "sendmsg", "select", "pselect",
+};
+/* Paths: in the page; a readable start (c: which, below) running on into
+ * it; "/dev/fd/N" or "/proc/self/fd/N" (N a live handle's number, under
+ * ufd its virtual one where it has one) with no NUL before the page ends,
+ * its last c digits (0-2, never the first) in the page. */
+enum { P_NONE, P_INTO, P_DEVFD, P_PROCFD, NP };
+static const char *const p_start[] = { "f0", "./f1", "/tmp/", "/dev/fd/",
+				       "/proc/self/fd/" };
+#define NPSTART (int)(sizeof(p_start) / sizeof(p_start[0]))
+/* poll: the array in the page (c + 1 entries); or c % 3 + 1 readable
+ * entries naming handles h1 and h2 (h1 again if h2 is gone), and c / 3 + 1
+ * more in the page. */
+enum { L_NONE, L_INTO, NL };
+/* sendmsg on socket h2: the msghdr in the page; a msghdr whose first
+ * hdr_readable[c] bytes are readable; control data (SCM_RIGHTS, three
+ * times h1's number) in the page; control data whose first
+ * ctl_readable[c] bytes are readable (half its header, its header, the
+ * header and two of the three numbers). */
+enum { M_HDR_NONE, M_HDR_INTO, M_CTL_NONE, M_CTL_INTO, NM };
+static const int hdr_readable[] = { 16, 32, 48 };
+static const int ctl_readable[] = { 8, 16, 24 };
+/* select, pselect: set b (read, write, except) in the page, the others
+ * NULL; nfds sel_nfds[c]. */
+static const int sel_nfds[] = { 1, 3, 16, 64 };
 
 struct op {
 	int kind, id;		/* id: stable across shrinking; names handles */
@@ -161,6 +218,84 @@ static const unsigned range_flags[] = { 0, CLOSE_RANGE_CLOEXEC,
 					CLOSE_RANGE_CLOEXEC | CLOSE_RANGE_UNSHARE };
 
 /* ---- the op list as text: one op a line, and as C-like lines ---- */
+
+/* OP_BADPTR as a C-like line; a, b: the names of h1, h2. */
+static void badptr_print(FILE *f, const struct op *o, const char *a, const char *b)
+{
+	static const char *const call[][2] = {
+		{ "open(", ", O_RDONLY|O_CLOEXEC)" },
+		{ "open(", ", O_WRONLY|O_CREAT|O_CLOEXEC, 0600)" },
+		{ "stat(", ", &st)" }, { "access(", ", F_OK)" },
+		{ "readlink(", ", buf, 64)" }, { "truncate(", ", 0)" },
+		{ "fchmodat(AT_FDCWD, ", ", 0600, 0)" }, { "chdir(", ")" },
+	};
+	static const char *const set[] = { "<in PROT_NONE>, NULL, NULL",
+					   "NULL, <in PROT_NONE>, NULL",
+					   "NULL, NULL, <in PROT_NONE>" };
+	static const char *const msgflags = "MSG_DONTWAIT|MSG_NOSIGNAL";
+	char p[128], ents[64] = "";
+
+	if (o->a < NBPATH) {
+		if (o->b == P_NONE)
+			snprintf(p, sizeof p, "<in PROT_NONE>");
+		else if (o->b == P_INTO)
+			snprintf(p, sizeof p, "<\"%s\" running into PROT_NONE>",
+				 p_start[o->c]);
+		else if (o->c)
+			snprintf(p, sizeof p, "<\"%s\" number of %s, its last %d digit(s) "
+				 "(not the first) in PROT_NONE>",
+				 o->b == P_DEVFD ? "/dev/fd/" : "/proc/self/fd/", a, o->c);
+		else
+			snprintf(p, sizeof p, "<\"%s\" number of %s running into PROT_NONE>",
+				 o->b == P_DEVFD ? "/dev/fd/" : "/proc/self/fd/", a);
+		fprintf(f, "%s%s%s;", call[o->a][0], p, call[o->a][1]);
+		return;
+	}
+	switch (o->a) {
+	case B_POLL: case B_PPOLL: {
+		int n = o->b == L_NONE ? o->c + 1 : o->c % 3 + 1 + o->c / 3 + 1;
+
+		if (o->b == L_NONE) {
+			snprintf(p, sizeof p, "<in PROT_NONE>");
+		} else {
+			for (int i = 0; i < o->c % 3 + 1; i++)
+				snprintf(ents + strlen(ents), sizeof ents - strlen(ents),
+					 "%s%s", i ? ", " : "", i % 2 ? b : a);
+			snprintf(p, sizeof p, "<{%s} then %d in PROT_NONE>", ents,
+				 o->c / 3 + 1);
+		}
+		if (o->a == B_POLL)
+			fprintf(f, "poll(%s, %d, 0);", p, n);
+		else
+			fprintf(f, "ppoll(%s, %d, {0, 0}, NULL);", p, n);
+		break;
+	}
+	case B_SENDMSG:
+		switch (o->b) {
+		case M_HDR_NONE:
+			fprintf(f, "sendmsg(%s, <msghdr in PROT_NONE>, %s);", b, msgflags);
+			break;
+		case M_HDR_INTO:
+			fprintf(f, "sendmsg(%s, <msghdr, its first %d bytes readable>, %s);",
+				b, hdr_readable[o->c], msgflags);
+			break;
+		default:
+			fprintf(f, "sendmsg(%s, {iov \"x\", control SCM_RIGHTS {%s, %s, %s} ", b,
+				a, a, a);
+			if (o->b == M_CTL_NONE)
+				fprintf(f, "in PROT_NONE}, %s);", msgflags);
+			else
+				fprintf(f, "its first %d of %zu bytes readable}, %s);",
+					ctl_readable[o->c], CMSG_SPACE(3 * sizeof(int)), msgflags);
+			break;
+		}
+		break;
+	default:
+		fprintf(f, "%s(%d, %s, %s);", b_name[o->a], sel_nfds[o->c], set[o->b],
+			o->a == B_SELECT ? "{0, 0}" : "{0, 0}, NULL");
+		break;
+	}
+}
 
 static void op_print(FILE *f, const struct op *o)
 {
@@ -276,6 +411,9 @@ static void op_print(FILE *f, const struct op *o)
 	case OP_BADNUM:
 		fprintf(f, "%s on n = %d;", x_name[o->a], hostile[o->b]);
 		break;
+	case OP_BADPTR:
+		badptr_print(f, o, a, b);
+		break;
 	}
 }
 
@@ -328,6 +466,7 @@ static int rn(int n) { return (int)(rnd() % (uint64_t)n); }
 struct gen {
 	int live[MAXH], nlive;
 	int virt[MAXH], nvirt;	/* made in the random or slot bands */
+	char sock[MAXH];	/* made by socketpair */
 };
 
 static void gen_add(struct gen *g, int h, int virt)
@@ -354,6 +493,22 @@ static int gen_pick_virt(struct gen *g)
 	return g->nvirt ? g->virt[rn(g->nvirt)] : gen_pick(g);
 }
 
+/* A live socketpair handle, or -1. */
+static int gen_pick_sock(struct gen *g)
+{
+	int n = 0, k;
+
+	for (int i = 0; i < g->nlive; i++)
+		n += g->sock[g->live[i]];
+	if (!n)
+		return -1;
+	k = rn(n);
+	for (int i = 0; i < g->nlive; i++)
+		if (g->sock[g->live[i]] && !k--)
+			return g->live[i];
+	return -1;
+}
+
 struct weight { int kind; unsigned fam; int w; };
 static const struct weight weights[] = {
 	{ OP_OPEN, FAM_BASIC, 10 }, { OP_PIPE, FAM_BASIC, 4 },
@@ -367,6 +522,8 @@ static const struct weight weights[] = {
 	{ OP_SPAWN, FAM_EXEC, 1 }, { OP_RLIMIT, FAM_RLIMIT, 2 },
 	{ OP_DIP, FAM_RLIMIT, 2 }, { OP_BACKING, FAM_BACKING, 5 },
 	{ OP_BADNUM, FAM_HOSTILE, 3 },
+	/* about 3 in a list of 80 */
+	{ OP_BADPTR, FAM_BADPTR, 4 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -398,6 +555,7 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		o->c = rn(2);
 		gen_add(g, hid(o->id, 0), 0);
 		gen_add(g, hid(o->id, 1), 0);
+		g->sock[hid(o->id, 0)] = g->sock[hid(o->id, 1)] = o->kind == OP_SOCKETPAIR;
 		break;
 	case OP_MEMFD:
 		o->c = rn(2);
@@ -489,6 +647,25 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		o->a = rn(NX - 2);	/* not dup2 onto / F_DUPFD from: see T_ and F_HOSTILE */
 		o->b = rn(NHOSTILE);
 		break;
+	case OP_BADPTR:
+		o->a = rn(NB);
+		if (o->a == B_SENDMSG && (o->h2 = gen_pick_sock(g)) < 0)
+			o->a = B_POLL;
+		if (o->a < NBPATH) {
+			o->b = rn(NP);
+			o->c = o->b == P_INTO ? rn(NPSTART) : o->b == P_NONE ? 0 : rn(3);
+		} else if (o->a == B_POLL || o->a == B_PPOLL) {
+			o->b = rn(NL);
+			o->c = rn(6);
+			o->h2 = gen_pick(g);
+		} else if (o->a == B_SENDMSG) {
+			o->b = rn(NM);
+			o->c = rn(3);
+		} else {
+			o->b = rn(3);
+			o->c = rn(4);
+		}
+		break;
 	}
 }
 
@@ -549,6 +726,8 @@ static struct run {
 	int nh;			/* handles below this index have been used */
 	char *forkpage;		/* shared with fork children */
 	int in_fork_child;	/* violations go to forkpage */
+	char *bad;		/* the first byte of a PROT_NONE page; the page
+				 * before it is readable and writable */
 } R;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1480,6 +1659,181 @@ static void op_notmine(const struct op *o)
 	logf_("-> %s\n", res(r < 0 ? -1 : 0, e));
 }
 
+/* The number of h, or of h1 if h is gone (the same way in every
+ * configuration whose model agrees). */
+static int num_or_h1(const struct op *o, int h)
+{
+	return live(h) ? R.h[h].num : R.h[o->h1].num;
+}
+
+/* OP_BADPTR's path: see P_ and p_start. */
+static const char *bad_path(const struct op *o)
+{
+	char s[64];
+	size_t len;
+
+	switch (o->b) {
+	case P_NONE:
+		return R.bad;
+	case P_INTO:
+		snprintf(s, sizeof s, "%s", p_start[o->c]);
+		len = strlen(s);
+		break;
+	default: {
+		int d;
+
+		len = (size_t)snprintf(s, sizeof s, "%s",
+				       o->b == P_DEVFD ? "/dev/fd/" : "/proc/self/fd/");
+		d = snprintf(s + len, sizeof s - len, "%d", R.h[o->h1].num);
+		/* the last c digits are left to the PROT_NONE page, the
+		 * first always readable */
+		len += (size_t)(d - (o->c < d ? o->c : d - 1));
+		break;
+	}
+	}
+	/* no NUL: the string runs on into the PROT_NONE page */
+	memcpy(R.bad - len, s, len);
+	return R.bad - len;
+}
+
+static long badptr_path(const struct op *o)
+{
+	const char *p = bad_path(o);
+	struct stat st;
+	char buf[64];
+	long r = -1;
+
+	switch (o->a) {
+	case B_OPEN: r = open(p, O_RDONLY | O_CLOEXEC); break;
+	case B_CREAT: r = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600); break;
+	case B_STAT: r = stat(p, &st); break;
+	case B_ACCESS: r = access(p, F_OK); break;
+	case B_READLINK: r = readlink(p, buf, sizeof buf); break;
+	case B_TRUNCATE: r = truncate(p, 0); break;
+	case B_FCHMODAT: r = fchmodat(AT_FDCWD, p, 0600, 0); break;
+	case B_CHDIR: r = chdir(p); break;
+	}
+	if (r >= 0 && (o->a == B_OPEN || o->a == B_CREAT)) {
+		/* a descriptor, had the kernel read the path: "ok" is enough
+		 * for the log (it differs from bare's EFAULT anyway) */
+		close((int)r);
+		r = 0;
+	}
+	return r;
+}
+
+static long badptr_poll(const struct op *o)
+{
+	struct timespec zero = { 0, 0 };
+	struct pollfd *fds;
+	nfds_t n;
+
+	if (o->b == L_NONE) {
+		fds = (struct pollfd *)(void *)R.bad;
+		n = (nfds_t)o->c + 1;
+	} else {
+		int readable = o->c % 3 + 1;
+
+		fds = (struct pollfd *)(void *)(R.bad - readable * (int)sizeof *fds);
+		for (int i = 0; i < readable; i++) {
+			fds[i].fd = num_or_h1(o, i % 2 ? o->h2 : o->h1);
+			fds[i].events = POLLIN | POLLOUT;
+			fds[i].revents = 0;
+		}
+		n = (nfds_t)(readable + o->c / 3 + 1);
+	}
+	return o->a == B_POLL ? poll(fds, n, 0) : ppoll(fds, n, &zero, NULL);
+}
+
+static long badptr_sendmsg(const struct op *o)
+{
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(3 * sizeof(int))];
+	} control;
+	struct iovec iov = { "x", 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.bytes,
+			      .msg_controllen = sizeof control.bytes };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	int fds[3], k, s = R.h[o->h2].num;
+	const struct msghdr *m = &msg;
+
+	memset(&control, 0, sizeof control);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof fds);
+	fds[0] = fds[1] = fds[2] = R.h[o->h1].num;
+	memcpy(CMSG_DATA(cm), fds, sizeof fds);
+	switch (o->b) {
+	case M_HDR_NONE:
+		m = (const struct msghdr *)(void *)R.bad;
+		break;
+	case M_HDR_INTO:
+		/* the fields that fit before the page, the rest (msg_flags
+		 * at least) in it; 8-aligned as a msghdr must be */
+		k = hdr_readable[o->c];
+		memcpy(R.bad - k, &msg, (size_t)k);
+		m = (const struct msghdr *)(void *)(R.bad - k);
+		break;
+	case M_CTL_NONE:
+		msg.msg_control = R.bad;
+		break;
+	default:
+		k = ctl_readable[o->c];
+		memcpy(R.bad - k, control.bytes, (size_t)k);
+		msg.msg_control = R.bad - k;
+		break;
+	}
+	return sendmsg(s, m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static long badptr_select(const struct op *o)
+{
+	struct timeval tv = { 0, 0 };
+	struct timespec zero = { 0, 0 };
+	fd_set *set[3] = { NULL, NULL, NULL };
+
+	set[o->b] = (fd_set *)(void *)R.bad;
+	if (o->a == B_SELECT)
+		return select(sel_nfds[o->c], set[0], set[1], set[2], &tv);
+	return pselect(sel_nfds[o->c], set[0], set[1], set[2], &zero, NULL);
+}
+
+/* A call with memory the kernel cannot read: its answer in the log, the
+ * same in every configuration (a crash is the run's death, a failure). */
+static void op_badptr(const struct op *o)
+{
+	int needs_h1 = (o->a < NBPATH && o->b >= P_DEVFD) ||
+		       ((o->a == B_POLL || o->a == B_PPOLL) && o->b == L_INTO) ||
+		       (o->a == B_SENDMSG && (o->b == M_HDR_INTO || o->b == M_CTL_INTO));
+	long r;
+
+	if (needs_h1 && !live(o->h1)) {
+		logf_("skip: handle gone\n");
+		return;
+	}
+	if (o->a == B_READLINK && ASAN_BUILD) {
+		logf_("skip: readlink under ASan\n");
+		return;
+	}
+	if (o->a == B_SENDMSG &&
+	    (!live(o->h2) || R.obj[R.h[o->h2].obj].kind != K_SOCK)) {
+		logf_("skip: socket gone\n");
+		return;
+	}
+	errno = 0;
+	if (o->a < NBPATH)
+		r = badptr_path(o);
+	else if (o->a == B_POLL || o->a == B_PPOLL)
+		r = badptr_poll(o);
+	else if (o->a == B_SENDMSG)
+		r = badptr_sendmsg(o);
+	else
+		r = badptr_select(o);
+	logf_("%s -> %s\n", b_name[o->a], res(r, errno));
+}
+
 static void run_op(const struct op *o)
 {
 	/* an op on a handle that is gone is skipped, the same way in every
@@ -1487,6 +1841,7 @@ static void run_op(const struct op *o)
 	int uses_h1 = o->kind >= OP_DUP && o->kind != OP_CLOSEFROM &&
 		      o->kind != OP_FORK && o->kind != OP_EXEC &&
 		      o->kind != OP_SPAWN && o->kind != OP_RLIMIT &&
+		      o->kind != OP_BADPTR &&
 		      !(o->kind == OP_CLOSE_RANGE && o->a != R_ONE &&
 			o->a != R_INVERTED && o->a != R_BACKING);
 	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ;
@@ -1520,6 +1875,7 @@ static void run_op(const struct op *o)
 	case OP_RLIMIT: op_rlimit(o); break;
 	case OP_DIP: op_dip(o); break;
 	case OP_BACKING: case OP_BADNUM: op_notmine(o); break;
+	case OP_BADPTR: op_badptr(o); break;
 	}
 }
 
@@ -1547,6 +1903,7 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 		    const char *fams)
 {
 	static struct op ops[MAXOPS];
+	long page = sysconf(_SC_PAGESIZE);
 	int n, fd;
 
 	fd = open(logfile, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -1558,8 +1915,13 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 	close(fd);
 	R.forkpage = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (R.log == MAP_FAILED || R.forkpage == MAP_FAILED)
+	/* OP_BADPTR's memory: a page to write in, then one nobody can read */
+	R.bad = mmap(NULL, 2 * (size_t)page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (R.log == MAP_FAILED || R.forkpage == MAP_FAILED || R.bad == MAP_FAILED ||
+	    mprotect(R.bad + page, (size_t)page, PROT_NONE) != 0)
 		return 2;
+	R.bad += page;
 	R.cfg = strcmp(cfg, "bare") == 0 ? CFG_BARE
 		: strcmp(cfg, "transparent") == 0 ? CFG_TRANSPARENT : CFG_ALL;
 	run_fams = (unsigned)strtoul(fams, NULL, 0);
@@ -1702,15 +2064,28 @@ static int run_config(const struct op *ops, int n, int cfg, unsigned fams, char 
 	if (fd >= 0)
 		close(fd);
 	if (!buf)
-		buf = calloc(1, 64);
+		buf = calloc(1, 128);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		bad = 1;
 		if (!strstr(buf, "\n! ") && strncmp(buf, "! ", 2)) {
+			/* no violation reported: a crash (or an exit no check
+			 * made).  Say which signal, and in which op: the log's
+			 * last line, "N: " with no result, if it died in one. */
 			size_t l = strlen(buf);
+			const char *last = strrchr(buf, '\n');
+			char what[48], where[32] = "";
+			int op;
 
-			snprintf(buf + l, 64, "\n! the run %s %d\n",
-				 WIFSIGNALED(st) ? "died of signal" : "exited",
-				 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			last = last ? last + 1 : buf;
+			if (*last && sscanf(last, "%d:", &op) == 1)
+				snprintf(where, sizeof where, " during op %d", op);
+			if (WIFSIGNALED(st))
+				snprintf(what, sizeof what, "died of %s (signal %d)",
+					 sigabbrev_np(WTERMSIG(st)) ? sigabbrev_np(WTERMSIG(st)) : "?",
+					 WTERMSIG(st));
+			else
+				snprintf(what, sizeof what, "exited %d", WEXITSTATUS(st));
+			snprintf(buf + l, 128, "\n! the run %s%s\n", what, where);
 		}
 	}
 	unlink(opsf);
@@ -1836,7 +2211,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: fuzz_fds [--seeds A-B] [--ops N] [--config bare,transparent,all|all-configs]\n"
 		"                [--without FAMILY,...] [--no-shrink] [-v]\n"
-		"families: basic virtual backing rlimit fork exec closerange hostile io\n"
+		"families: basic virtual backing rlimit fork exec closerange hostile io badptr\n"
 		"LD_PRELOAD for ufd from --preload PATH or UFD_TEST_PRELOAD\n");
 	exit(2);
 }
