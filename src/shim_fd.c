@@ -3,9 +3,9 @@
  * shim_fd.c - the hand-written wrappers of calls.def's first family: the
  * calls that create, duplicate and close descriptors (open, pipe, socket,
  * accept, dup, dup2, dup3, fcntl, pidfd_getfd, close, close_range), in
- * the table's order, and the file-state calls that change a descriptor's
- * flags or the process's record locks (lockf, ioctl).  What happens to
- * each new descriptor is newfd.h's; these wrappers strip ufd's own flags
+ * the table's order, and lockf, which notes the process's record locks
+ * (ioctl has a file of its own, shim_ioctl.c).  What happens to each new
+ * descriptor is newfd.h's; these wrappers strip ufd's own flags
  * (O_UNSEQFD, SOCK_UNSEQ, O_CLOFORK) before the kernel sees them and keep
  * the kernel's order of checks, so that a call with several faults fails
  * with the errno the kernel would pick.
@@ -771,7 +771,7 @@ UFD_PUBLIC void closefrom(int lowfd)
 	}
 }
 
-/* ---- file state: record locks, and close-on-exec by ioctl ---- */
+/* ---- file state: record locks (ioctl is shim_ioctl.c) ---- */
 
 UFD_PUBLIC int lockf(int fd, int cmd, off_t len)
 {
@@ -785,38 +785,4 @@ UFD_PUBLIC int lockf64(int fd, int cmd, off64_t len)
 	if (cmd != F_ULOCK && cmd != F_TEST)
 		newfd_note_posix_lock();
 	return UFD_REAL(lockf64)(vfd_translate(fd), cmd, len);
-}
-
-UFD_PUBLIC int ioctl(int fd, unsigned long request, ...)
-{
-	va_list ap;
-	void *arg;
-
-	va_start(ap, request);
-	arg = va_arg(ap, void *);
-	va_end(ap);
-	/* A backing descriptor is not the application's, as for fcntl:
-	 * FIONCLEX on it would leak it into every child. */
-	if (vfd_is_backing(fd))
-		return ufd_ret(-EBADF);
-	/* The close-on-exec flag of a virtual descriptor is ufd's, as for
-	 * fcntl(F_SETFD); its backing descriptor stays close-on-exec. */
-	if ((request == FIOCLEX || request == FIONCLEX) && vfd_in_space(fd))
-		return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC,
-					     request == FIOCLEX ? VFD_CLOEXEC : 0));
-	fd = vfd_translate(fd);
-	if (request == FICLONE) {
-		arg = (void *)(long)vfd_translate((int)(long)arg);
-	} else if (request == FICLONERANGE && vfd_any()) {
-		/* Read without faulting; one that cannot be read goes to the
-		 * kernel as it is, for its EFAULT.  Without virtual
-		 * descriptors, src_fd cannot be one of ufd's. */
-		struct file_clone_range range;
-
-		if (ufd_sys_read_self(&range, arg, sizeof(range)) == (long)sizeof(range)) {
-			range.src_fd = vfd_translate((int)range.src_fd);
-			return UFD_REAL(ioctl)(fd, request, &range);
-		}
-	}
-	return UFD_REAL(ioctl)(fd, request, arg);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shim_msg.c - the calls that carry descriptors inside their arguments:
- * SCM_RIGHTS messages (sendmsg, recvmsg and their mmsg forms) and the
- * calls that wait on sets of descriptors (poll, ppoll, select, pselect).
+ * SCM_RIGHTS messages (sendmsg, recvmsg and their mmsg forms), the socket
+ * options that take or make a descriptor, and the calls that wait on
+ * sets of descriptors (poll, ppoll, select, pselect).
  */
 #include "shim.h"
 
@@ -165,6 +166,46 @@ UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 		vec[i].msg_len = (unsigned int)r;
 	}
 	return (int)n;
+}
+
+/* ---- socket options that carry a descriptor ---- */
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5 */
+#endif
+
+UFD_PUBLIC int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	int prog;
+
+	fd = vfd_translate(fd);
+	/* The program's descriptor is an int in val, which the kernel
+	 * reads: a copy, translated, read without faulting. */
+	if (__builtin_expect(vfd_any(), 0) && level == SOL_SOCKET &&
+	    (name == SO_ATTACH_BPF || name == SO_ATTACH_REUSEPORT_EBPF) &&
+	    len == sizeof(prog) &&
+	    ufd_sys_read_self(&prog, val, sizeof(prog)) == (long)sizeof(prog)) {
+		prog = vfd_translate(prog);
+		return UFD_REAL(setsockopt)(fd, level, name, &prog, len);
+	}
+	return UFD_REAL(setsockopt)(fd, level, name, val, len);
+}
+
+UFD_PUBLIC int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	int r = UFD_REAL(getsockopt)(vfd_translate(fd), level, name, val, len), pidfd;
+
+	/* SO_PEERPIDFD makes a pidfd, and writes it into val (an int, as
+	 * the kernel has just written it): a new descriptor, as any other. */
+	if (__builtin_expect(r == 0 && level == SOL_SOCKET && name == SO_PEERPIDFD &&
+			     !newfd_plain(), 0)) {
+		__builtin_memcpy(&pidfd, val, sizeof(pidfd));
+		pidfd = ufd_ret_new_fd(pidfd, 0, UFD_CALL_getsockopt);
+		if (pidfd < 0)
+			return -1;
+		__builtin_memcpy(val, &pidfd, sizeof(pidfd));
+	}
+	return r;
 }
 
 /* ---- poll, select ---- */

@@ -128,27 +128,36 @@ struct ufd_iovec {
 	size_t len;
 };
 
-static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
+/*
+ * The loop of both: call is SYS_process_vm_readv (copy from `remote` to
+ * `local`) or SYS_process_vm_writev (from `local` to `remote`).
+ */
+static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
+				   size_t len)
 {
 	size_t done = 0;
 	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 
 	while (done < len) {
-		unsigned long at = (unsigned long)src + done;
+		unsigned long at = (unsigned long)remote + done;
 		size_t piece = 4096 - (at & 4095);
-		struct ufd_iovec local, remote;
+		struct ufd_iovec mine, theirs;
 		long r;
 
 		if (piece > len - done)
 			piece = len - done;
-		local.base = (char *)dst + done;
-		local.len = piece;
-		remote.base = (const void *)at;
-		remote.len = piece;
-		r = ufd_sys6(SYS_process_vm_readv, pid, (long)&local, 1, (long)&remote,
-			     1, 0);
+		mine.base = (char *)local + done;
+		mine.len = piece;
+		theirs.base = (const void *)at;
+		theirs.len = piece;
+		r = ufd_sys6(call, pid, (long)&mine, 1, (long)&theirs, 1, 0);
 		if (r == -ENOSYS || r == -EPERM) {
-			__builtin_memcpy((char *)dst + done, (const void *)at, len - done);
+			if (call == SYS_process_vm_readv)
+				__builtin_memcpy((char *)local + done, (const void *)at,
+						 len - done);
+			else
+				__builtin_memcpy((void *)at, (char *)local + done,
+						 len - done);
 			return (long)len;
 		}
 		if (r != (long)piece)
@@ -156,6 +165,18 @@ static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
 		done += piece;
 	}
 	return done ? (long)done : -EFAULT;
+}
+
+static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
+{
+	return ufd_sys_self_vm(SYS_process_vm_readv, dst, src, len);
+}
+
+/* The same the other way: len bytes from src to this process's own memory
+ * at dst, where the kernel would write (process_vm_writev). */
+static inline long ufd_sys_write_self(void *dst, const void *src, size_t len)
+{
+	return ufd_sys_self_vm(SYS_process_vm_writev, (void *)src, dst, len);
 }
 
 #endif /* UFD_SYS_H */

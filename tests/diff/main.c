@@ -42,7 +42,8 @@
 	X(stdio)          \
 	X(devfd_paths)    \
 	X(raw_syscall)    \
-	X(bulk_close)
+	X(bulk_close)     \
+	X(inside_data)
 
 /* The scripts, in the files of their families. */
 #define DECLARE_SCRIPT(name) script_fn script_##name;
