@@ -254,6 +254,7 @@ static void load_once(void)
 	read_exclude();
 	read_seed();
 	ufd_settings.inherit = choice("UFD_INHERIT", one_zero, 2) == 0;
+	ufd_settings.check_resolve = choice("UFD_CHECK_RESOLVE", zero_one, 2);
 	ufd_settings.handoff = secure_getenv("UFD_HANDOFF");
 }
 

@@ -22,6 +22,8 @@ struct ufd_settings {
 	int seed_fixed;	     /* UFD_SEED was given ... */
 	uint64_t seed;	     /* ... and is this */
 	const char *log;     /* UFD_LOG: the log file's path, or NULL */
+	int check_resolve;   /* UFD_CHECK_RESOLVE=1: the start-up resolution
+			      * is checked against dlsym (a test aid) */
 	const char *handoff; /* UFD_HANDOFF: ufd's own message from the program
 			      * that exec'd this one (not a setting), or NULL */
 };

@@ -17,8 +17,10 @@
 
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "symbols.h"
 #include "vfd_table.h"
 
 #define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
@@ -140,6 +142,74 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 int ufd_interposed = 1;
 
 /*
+ * One name at start-up: the walk's answer (symbols.c) when it is sure of
+ * it, else dlsym's.  stats counts the names each answered.
+ */
+struct resolve_stats {
+	int walk, walk_missing, dlsym;
+};
+
+UFD_EARLY static void *resolve_early(const struct ufd_symbols *s, int fast,
+				     const char *name, uint32_t hash,
+				     void *missing, struct resolve_stats *stats)
+{
+	void *fn;
+	int r = fast ? ufd_symbols_find(s, name, hash, &fn) : -ENOTSUP;
+
+	if (r == 0) {
+		stats->walk++;
+		return fn;
+	}
+	if (r == -ENOENT) {
+		stats->walk_missing++;
+		return missing;
+	}
+	stats->dlsym++;
+	return lookup_real(name, missing);
+}
+
+/*
+ * UFD_CHECK_RESOLVE=1 (tests/resolve.sh): ask dlsym for every row as well
+ * and report, on stderr, each name where the walk's answer differs, then
+ * one line of counts.  Costs what the walk saves; for the tests only.
+ */
+static void check_resolve(const struct ufd_symbols *s, int fast,
+			  const struct resolve_stats *stats)
+{
+	int rows = 0, differ = 0;
+	char line[160];
+
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                          \
+	{                                                               \
+		void *walk_ = NULL, *dl_ = dlsym(RTLD_NEXT, #name);      \
+		int r_ = fast ? ufd_symbols_find(s, #name,               \
+						 UFD_SYMBOLS_HASH(#name), &walk_) \
+			      : -ENOTSUP;                               \
+		rows++;                                                 \
+		if (UFD_SYMBOLS_HASH(#name) != ufd_symbols_hash(#name)) { \
+			differ++;                                       \
+			fprintf(stderr, "ufd: resolve check: %s: the "  \
+				"compiled hash is wrong\n", #name);     \
+		}                                                       \
+		if ((r_ == 0 && walk_ != dl_) || (r_ == -ENOENT && dl_)) { \
+			differ++;                                       \
+			snprintf(line, sizeof(line),                    \
+				 "ufd: resolve check: %s: walk %p, dlsym %p\n", \
+				 #name, r_ ? NULL : walk_, dl_);        \
+			fputs(line, stderr);                            \
+		}                                                       \
+	}
+#include "calls.def"
+	fprintf(stderr,
+		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
+		"%d left to dlsym; %d differ\n",
+		rows, fast ? "on" : "off", stats->walk, stats->walk_missing,
+		stats->dlsym, differ);
+}
+
+/*
  * Resolve every real function now, and find whether the process's calls
  * reach ufd's wrappers.  They do not when libufd.so comes after libc in
  * the lookup order: a library linked with it in a program that is not (a
@@ -147,14 +217,40 @@ int ufd_interposed = 1;
  * them).  Then there is no libc after ufd for RTLD_NEXT to find, and the
  * real functions resolved to their stand-ins.  (A sanitizer's
  * interceptors before ufd do not matter: they call on.)
+ *
+ * dlsym costs ~900 instructions a name, most of start-up: the names are
+ * looked up in the hash tables of the objects after ufd instead
+ * (symbols.c), and dlsym is asked only for the names the walk is unsure
+ * of, and for close, whose answer must be the walk's or the walk is not
+ * used at all (ufd loaded after libc, or by dlopen: the objects listed
+ * after it are then not what RTLD_NEXT searches).
  */
 void ufd_shim_init(void)
 {
+	struct ufd_symbols syms;
+	struct resolve_stats stats = { 0 };
+	void *close_fn = NULL;
+	int fast = ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0;
+
+	if (fast) {
+		int r = ufd_symbols_find(&syms, "close",
+					 UFD_SYMBOLS_HASH("close"), &close_fn);
+		void *dl = dlsym(RTLD_NEXT, "close");
+
+		if (!((r == 0 && close_fn == dl) || (r == -ENOENT && !dl)))
+			fast = 0;
+	}
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_HAND(name, ret, err, params, args, "")
 #define UFD_HAND(name, ret, err, params, args, why)                                \
+	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX,             \
+		       #name ": too long for UFD_SYMBOLS_HASH");               \
 	if (UFD_REAL(name) == resolve_##name)                                 \
-		SET_REAL(name, lookup_real(#name, (void *)missing_##name));
+		SET_REAL(name, resolve_early(&syms, fast, #name,                 \
+					     UFD_SYMBOLS_HASH(#name),           \
+					     (void *)missing_##name, &stats));
 #include "calls.def"
 	ufd_interposed = UFD_REAL(close) != missing_close;
+	if (__builtin_expect(ufd_settings.check_resolve, 0))
+		check_resolve(&syms, fast, &stats);
 }

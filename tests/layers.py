@@ -24,9 +24,11 @@ import sys
 # Lowest first.  A file may include, and call, its own layer and those
 # before it, never one after.
 LAYERS = [
-    ("base", "raw system calls, text, settings, the log, the list of calls",
+    ("base", "raw system calls, text, settings, the log, the list of calls, "
+     "the look-up of the real functions",
      ["sys.h", "text.h", "procfs.h", "procfs.c", "settings.h", "settings.c",
-      "log.h", "log.c", "calls.def", "calls.h", "calls.c", "ufd.h"]),
+      "log.h", "log.c", "calls.def", "calls.h", "calls.c", "symbols.h",
+      "symbols.c", "ufd.h"]),
     ("fdmap", "the descriptor map, a pure data structure",
      ["fdmap.h", "fdmap.c"]),
     ("placement", "where backing descriptors live; the kernel's limit",

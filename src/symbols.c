@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols.c - dlsym(RTLD_NEXT, name) without dlsym, for the eager
+ * resolution of every real function at start-up (symbols.h): one walk of
+ * the objects after ufd, then a GNU hash look-up per name.
+ *
+ * glibc's dlsym(RTLD_NEXT, name), called from an object loaded at
+ * start-up, searches the global scope from the object after the caller's
+ * on, and in each object (elf/dl-lookup.c, do_lookup_x and check_match,
+ * with DL_LOOKUP_RETURN_NEWEST and no version asked for):
+ *   - skips a symbol of value 0 (unless absolute or TLS), one of a type
+ *     that is no definition, one of another name;
+ *   - takes at once a symbol without a version (versym index 0 or 1);
+ *   - counts the versioned ones whose versym lacks the hidden bit 0x8000
+ *     (the default, name@@VERSION) and takes the one there is if there is
+ *     exactly one;
+ *   - then, for a global or weak binding, answers l_addr + st_value
+ *     (calling the resolver of an IFUNC); a local symbol is passed over.
+ * This file does the same and declines (-ENOTSUP) wherever it would have
+ * to reproduce more than that: the caller then asks dlsym, so no answer
+ * depends on the walk being complete.
+ */
+#define _GNU_SOURCE 1
+#include "symbols.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY). */
+#define EARLY __attribute__((no_sanitize("address", "thread", "undefined")))
+
+#define BLOOM_BITS (sizeof(uintptr_t) * 8)
+
+/* st_info's halves, the same in ELF32 and ELF64. */
+#define ST_TYPE(info) ((info) & 0xf)
+#define ST_BIND(info) ((info) >> 4)
+
+/* The dynamic section's pointers: glibc relocates them in place (adds
+ * l_addr) where the section is writable, and leaves them alone where it
+ * is not.  Rather than depend on which, take the reading that lands in
+ * one of the object's loaded segments, and neither if both do. */
+EARLY static const void *dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
+{
+	int as_is = 0, plus_base = 0;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		ElfW(Addr) lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (v >= lo && v - lo < ph->p_memsz)
+			as_is = 1;
+		if (v + info->dlpi_addr >= lo &&
+		    v + info->dlpi_addr - lo < ph->p_memsz)
+			plus_base = 1;
+	}
+	if (as_is == plus_base && info->dlpi_addr != 0)
+		return NULL;
+	return (const void *)(as_is ? v : v + info->dlpi_addr);
+}
+
+/* Is address a in one of the object's loaded segments? */
+EARLY static int holds(const struct dl_phdr_info *info, const void *a)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		ElfW(Addr) lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ElfW(Addr))a >= lo &&
+		    (ElfW(Addr))a - lo < ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/* Read one object's tables into o; o->unsure when they are not all there
+ * (no DT_GNU_HASH: only the old DT_HASH, which this file does not read). */
+EARLY static void read_object(const struct dl_phdr_info *info,
+			      struct ufd_symbols_object *o)
+{
+	const ElfW(Dyn) *dyn = NULL;
+
+	o->base = info->dlpi_addr;
+	o->symtab = o->strtab = NULL;
+	o->versym = NULL;
+	o->gnu_hash = NULL;
+	o->unsure = 1;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			dyn = (const void *)(info->dlpi_addr +
+					     info->dlpi_phdr[i].p_vaddr);
+	if (!dyn)
+		return;
+	for (; dyn->d_tag != DT_NULL; dyn++) {
+		const void *p;
+
+		switch (dyn->d_tag) {
+		case DT_SYMTAB:
+		case DT_STRTAB:
+		case DT_VERSYM:
+		case DT_GNU_HASH:
+			p = dyn_ptr(info, dyn->d_un.d_ptr);
+			if (!p)
+				return;
+			if (dyn->d_tag == DT_SYMTAB)
+				o->symtab = p;
+			else if (dyn->d_tag == DT_STRTAB)
+				o->strtab = p;
+			else if (dyn->d_tag == DT_VERSYM)
+				o->versym = p;
+			else
+				o->gnu_hash = p;
+			break;
+		}
+	}
+	if (!o->symtab || !o->strtab || !o->gnu_hash)
+		return;
+	/* glibc masks the bloom index with size - 1: a power of two. */
+	uint32_t bloom_size = o->gnu_hash[2];
+
+	if (bloom_size == 0 || (bloom_size & (bloom_size - 1)))
+		return;
+	o->nbuckets = o->gnu_hash[0];
+	o->symoffset = o->gnu_hash[1];
+	o->bloom_mask = bloom_size - 1;
+	o->bloom_shift = o->gnu_hash[3];
+	o->bloom = (const void *)(o->gnu_hash + 4);
+	o->buckets = (const void *)(o->bloom + bloom_size);
+	o->chain = o->buckets + o->nbuckets - o->symoffset;
+	o->unsure = 0;
+}
+
+struct walk {
+	struct ufd_symbols *s;
+	const void *self;
+	int found_self;
+	int listed;		/* objects in the caller's namespace */
+	unsigned long long loaded; /* objects in every namespace */
+};
+
+EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct walk *w = data;
+	struct ufd_symbols *s = w->s;
+
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		return -1;
+	w->listed++;
+	w->loaded = info->dlpi_adds - info->dlpi_subs;
+	if (!w->found_self) {
+		w->found_self = holds(info, w->self);
+		return 0;
+	}
+	if (s->n == UFD_SYMBOLS_MAX) {
+		s->complete = 0;
+		return 0;
+	}
+	read_object(info, &s->obj[s->n++]);
+	return 0;
+}
+
+EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
+{
+	struct walk w = { .s = s, .self = self };
+
+	s->n = 0;
+	s->complete = 1;
+	/* glibc ignores LD_DYNAMIC_WEAK in a secure-execution program, as
+	 * secure_getenv does; with it, a weak definition does not end the
+	 * search, and the walk declines such definitions. */
+	s->weak_final = secure_getenv("LD_DYNAMIC_WEAK") == NULL;
+	if (dl_iterate_phdr(walk_one, &w) != 0 || !w.found_self)
+		return -ENOTSUP;
+	/* dl_iterate_phdr lists the caller's namespace only; dlpi_adds -
+	 * dlpi_subs counts the objects of all.  Another namespace means
+	 * audit modules (whose la_symbind may change dlsym's answers) or
+	 * dlmopen: leave it all to dlsym. */
+	if (w.loaded != (unsigned long long)w.listed)
+		return -ENOTSUP;
+	return 0;
+}
+
+EARLY uint32_t ufd_symbols_hash(const char *name)
+{
+	uint32_t h = 5381;
+
+	for (const unsigned char *c = (const void *)name; *c; c++)
+		h = h * 33 + *c;
+	return h;
+}
+
+#define DEFINITION_TYPES                                                    \
+	((1u << STT_NOTYPE) | (1u << STT_OBJECT) | (1u << STT_FUNC) |         \
+	 (1u << STT_COMMON) | (1u << STT_TLS) | (1u << STT_GNU_IFUNC))
+
+/* name's definition in o, as check_match and do_lookup_x pick it: 1 and
+ * *out, 0 (none), or -ENOTSUP (several default versions). */
+EARLY static int find_in(const struct ufd_symbols_object *o, const char *name,
+			 uint32_t h, const ElfW(Sym) **out)
+{
+	const ElfW(Sym) *symtab = o->symtab, *versioned = NULL;
+	uintptr_t word;
+	int nversions = 0;
+	uint32_t i;
+
+	if (o->nbuckets == 0)
+		return 0;
+	word = o->bloom[(h / BLOOM_BITS) & o->bloom_mask];
+	if (!((word >> (h % BLOOM_BITS)) &
+	      (word >> ((h >> o->bloom_shift) % BLOOM_BITS)) & 1))
+		return 0;
+	i = o->buckets[h % o->nbuckets];
+	if (i == 0)
+		return 0;
+	if (i < o->symoffset)
+		return -ENOTSUP;
+	for (;; i++) {
+		uint32_t ch = o->chain[i];
+
+		if (((ch ^ h) >> 1) == 0) {
+			const ElfW(Sym) *sym = &symtab[i];
+			unsigned type = ST_TYPE(sym->st_info);
+
+			if (!(sym->st_value == 0 && sym->st_shndx != SHN_ABS &&
+			      type != STT_TLS) &&
+			    ((1u << type) & DEFINITION_TYPES) &&
+			    strcmp(o->strtab + sym->st_name, name) == 0) {
+				if (!o->versym || (o->versym[i] & 0x7fff) < 2) {
+					*out = sym;
+					return 1;
+				}
+				if (!(o->versym[i] & 0x8000) && nversions++ == 0)
+					versioned = sym;
+			}
+		}
+		if (ch & 1)
+			break;
+	}
+	if (nversions > 1)
+		return -ENOTSUP;
+	if (nversions == 1) {
+		*out = versioned;
+		return 1;
+	}
+	return 0;
+}
+
+EARLY int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
+			   uint32_t h, void **addr)
+{
+	for (int k = 0; k < s->n; k++) {
+		const struct ufd_symbols_object *o = &s->obj[k];
+		const ElfW(Sym) *sym;
+		unsigned bind;
+		int r;
+
+		if (o->unsure)
+			return -ENOTSUP;
+		r = find_in(o, name, h, &sym);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			continue;
+		bind = ST_BIND(sym->st_info);
+		if (!(bind == STB_GLOBAL || (bind == STB_WEAK && s->weak_final)))
+			return -ENOTSUP; /* local, unique, or a weak one that may yield */
+		if (ST_TYPE(sym->st_info) != STT_FUNC ||
+		    sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
+			return -ENOTSUP; /* an IFUNC, data, or no address of o's */
+		*addr = (void *)(o->base + sym->st_value);
+		return 0;
+	}
+	return s->complete ? -ENOENT : -ENOTSUP;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols.h - the definitions that follow an object in the lookup order,
+ * found by reading the ELF hash tables of the objects loaded after it:
+ * what dlsym(RTLD_NEXT, name) answers, at a fraction of its cost, for the
+ * constructor that resolves every real function before main().
+ *
+ * The walk answers only when it is sure to give dlsym's answer; the
+ * caller asks dlsym for the rest (ufd_symbols_find's -ENOTSUP).
+ */
+#ifndef UFD_SYMBOLS_H
+#define UFD_SYMBOLS_H
+
+#include <stdint.h>
+
+#define UFD_SYMBOLS_MAX 32
+
+/*
+ * The GNU hash of a string literal of at most UFD_SYMBOLS_HASH_MAX
+ * characters, for ufd_symbols_find: h = h * 33 + c from 5381, one step a
+ * character, a step past the end multiplying by 1 and adding 0, so that
+ * each step names h once.  The compiler folds it to a constant; longer
+ * names must be refused where it is used (a static assertion).
+ */
+#define UFD_SYMBOLS_HASH_MAX 48
+#define UFD_SH_(h, s, i)                                            \
+	((h) * ((i) < sizeof(s) - 1 ? 33u : 1u) +                     \
+	 ((i) < sizeof(s) - 1 ? (uint32_t)(unsigned char)(s)[(i) < sizeof(s) - 1 ? (i) : 0] : 0u))
+#define UFD_SH0_(h, s) UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_((h), s, 0), s, 1), s, 2), s, 3), s, 4), s, 5), s, 6), s, 7)
+#define UFD_SH1_(h, s) UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_((h), s, 8), s, 9), s, 10), s, 11), s, 12), s, 13), s, 14), s, 15)
+#define UFD_SH2_(h, s) UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_((h), s, 16), s, 17), s, 18), s, 19), s, 20), s, 21), s, 22), s, 23)
+#define UFD_SH3_(h, s) UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_((h), s, 24), s, 25), s, 26), s, 27), s, 28), s, 29), s, 30), s, 31)
+#define UFD_SH4_(h, s) UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_((h), s, 32), s, 33), s, 34), s, 35), s, 36), s, 37), s, 38), s, 39)
+#define UFD_SH5_(h, s) UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_(UFD_SH_((h), s, 40), s, 41), s, 42), s, 43), s, 44), s, 45), s, 46), s, 47)
+#define UFD_SYMBOLS_HASH(s) ((uint32_t)(UFD_SH5_(UFD_SH4_(UFD_SH3_(UFD_SH2_(UFD_SH1_(UFD_SH0_(5381u, s), s), s), s), s), s)))
+
+
+/* One object after the caller's: its load address and its tables, or
+ * unsure set when they could not be read with certainty. */
+struct ufd_symbols_object {
+	uintptr_t base;
+	const void *symtab;
+	const char *strtab;
+	const uint16_t *versym; /* NULL: the object has no versions */
+	const uint32_t *gnu_hash;
+	/* Read from gnu_hash: */
+	uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
+	const uintptr_t *bloom;
+	const uint32_t *buckets, *chain; /* chain: indexed by symbol */
+	int unsure;
+};
+
+struct ufd_symbols {
+	int n;		 /* objects held, in lookup order */
+	int complete;	 /* every object after the caller's is held */
+	int weak_final;	 /* a weak definition ends the search (no LD_DYNAMIC_WEAK) */
+	struct ufd_symbols_object obj[UFD_SYMBOLS_MAX];
+};
+
+/*
+ * Walk the objects loaded after the one that holds address self, in the
+ * link map's order.  Returns 0, or -ENOTSUP when the walk cannot stand in
+ * for dlsym(RTLD_NEXT): self is in no object of its namespace's list, or
+ * the process has more than one namespace (LD_AUDIT modules, dlmopen),
+ * where the list is not the whole story.  For objects loaded at start-up
+ * (LD_PRELOAD, the program's dependencies) the list is in the order of
+ * the global scope, which is what RTLD_NEXT searches.  Not
+ * async-signal-safe (dl_iterate_phdr takes the loader's lock).
+ */
+int ufd_symbols_open(struct ufd_symbols *s, const void *self);
+
+/*
+ * The first definition of name, whose GNU hash is hash (UFD_SYMBOLS_HASH,
+ * ufd_symbols_hash), in s's objects, as dlsym(RTLD_NEXT, name)
+ * finds it (the default version, hidden versions skipped).  Returns 0 and
+ * sets *addr; -ENOENT when none of the objects defines name; -ENOTSUP when
+ * the walk cannot tell with certainty (an object whose tables it cannot
+ * read before a definition, a definition that is not a plain function:
+ * an IFUNC, a unique or local symbol, several default versions): ask
+ * dlsym.  Lock-free; reads only the objects' tables.
+ */
+int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
+		     uint32_t hash, void **addr);
+
+/* The GNU hash of name, computed (for names that are no literal). */
+uint32_t ufd_symbols_hash(const char *name);
+
+#endif /* UFD_SYMBOLS_H */
