@@ -135,6 +135,10 @@ int ufd_path_is_fd_dir(const char *path);
  * /proc/self/fd (shim_stream.c). */
 void ufd_stream_init(void);
 
+/* At start-up: fork handlers for the lock of the table of signal
+ * handlers (shim_signal.c). */
+void ufd_signal_init(void);
+
 /* At start-up, after the table: where libufd.so is, whether children get
  * it (UFD_INHERIT), and the descriptors handed off by the program that
  * exec'd this one (UFD_HANDOFF).  shim_exec.c. */

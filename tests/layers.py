@@ -38,7 +38,8 @@ LAYERS = [
      ["newfd.h", "newfd.c"]),
     ("shim", "the interposed entry points",
      ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_stream.c",
-      "shim_exec.c", "shim_path.c", "shim_limits.c", "shim_syscall.c"]),
+      "shim_exec.c", "shim_path.c", "shim_limits.c", "shim_signal.c",
+      "shim_syscall.c"]),
     ("api", "the public API and the one constructor",
      ["api.c"]),
 ]

@@ -23,7 +23,7 @@
  *
  * The harness that runs and compares (harness.c, diff.h) is apart from
  * the scripts, a file per family or small group of them: io.c, files.c,
- * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c.
+ * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c, signals.c.
  */
 #include "diff.h"
 
@@ -42,7 +42,8 @@
 	X(stdio)          \
 	X(devfd_paths)    \
 	X(raw_syscall)    \
-	X(bulk_close)
+	X(bulk_close)     \
+	X(signals)
 
 /* The scripts, in the files of their families. */
 #define DECLARE_SCRIPT(name) script_fn script_##name;
