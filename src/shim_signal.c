@@ -29,7 +29,8 @@
  * like the kernel's actions); exec resets the kernel's actions, and the
  * table with the process.
  *
- * Not covered (ufd(7)): raw syscall(SYS_rt_sigaction), which reaches the
+ * syscall(SYS_rt_sigtimedwait) rewrites it too (shim_syscall.c).  Not
+ * covered (ufd(7)): raw syscall(SYS_rt_sigaction), which reaches the
  * kernel unchanged; signalfd, whose ssi_fd is read with read().
  */
 #include "shim.h"
@@ -103,12 +104,7 @@ static int sig_has_other_codes(int sig)
 	return 0;
 }
 
-/*
- * If info is an F_SETSIG signal's (si_code POLL_IN..POLL_HUP, from the
- * kernel) about a backing descriptor, its si_fd becomes the virtual
- * descriptor.  Lock-free and async-signal-safe; errno untouched.
- */
-UFD_EARLY static void ufd_siginfo_fix(int sig, siginfo_t *info)
+UFD_EARLY void ufd_siginfo_fix(int sig, siginfo_t *info)
 {
 	int v;
 

@@ -122,6 +122,12 @@ void script_signals(struct run *r)
 	LOG(r, sigtimedwait(&set, &si, &two) == rt2);
 	NOTE_INFO(r, si, p[0]);
 	LOG(r, read(p[0], &c, 1));
+	/* The raw system call. */
+	LOG(r, write(p[1], "x", 1));
+	memset(&si, 0, sizeof(si));
+	LOG(r, syscall(SYS_rt_sigtimedwait, &set, &si, &two, _NSIG / 8) == rt2);
+	NOTE_INFO(r, si, p[0]);
+	LOG(r, read(p[0], &c, 1));
 	/* sigwait: the number only. */
 	LOG(r, write(p[1], "x", 1));
 	f = 0;
