@@ -42,6 +42,10 @@
 
 typedef void (*siginfo_handler)(int, siginfo_t *, void *);
 
+/* A sanitizer's start-up installs its handlers through sigaction (and so
+ * through ufd's, which comes after it) before its runtime is ready: the
+ * paths of sigaction and signal are UFD_EARLY, not instrumented. */
+
 /* The program's SA_SIGINFO handler per signal, where the kernel may hold
  * the trampoline. */
 static siginfo_handler handlers[_NSIG];
@@ -50,7 +54,7 @@ static int sig_lock_word;
 
 /* Block every signal of this thread (saving the mask in *saved), then
  * take the lock.  Raw system calls: async-signal-safe. */
-static void sig_lock(sigset_t *saved)
+UFD_EARLY static void sig_lock(sigset_t *saved)
 {
 	sigset_t all;
 
@@ -61,17 +65,19 @@ static void sig_lock(sigset_t *saved)
 		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 }
 
-static void sig_unlock(const sigset_t *saved)
+UFD_EARLY static void sig_unlock(const sigset_t *saved)
 {
 	__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
 	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)saved, 0, _NSIG / 8,
 		 0, 0);
 }
 
-/* Fork: the child must not inherit the lock held by another thread. */
+/* Fork: the child must not inherit the lock held by another thread.
+ * fork_mask is ordered by the lock, which the sanitizers do not see (the
+ * lock is UFD_EARLY): these are not instrumented either. */
 static sigset_t fork_mask;
 
-static void fork_prepare(void)
+UFD_EARLY static void fork_prepare(void)
 {
 	sigset_t saved;
 
@@ -79,7 +85,7 @@ static void fork_prepare(void)
 	fork_mask = saved;
 }
 
-static void fork_release(void)
+UFD_EARLY static void fork_release(void)
 {
 	sig_unlock(&fork_mask);
 }
@@ -94,7 +100,7 @@ void ufd_signal_init(void)
  * child's exit, a fault) and whose union holds no si_fd: their siginfo is
  * never touched, even if F_SETSIG chose one of them.
  */
-static int sig_has_other_codes(int sig)
+UFD_EARLY static int sig_has_other_codes(int sig)
 {
 	switch (sig) {
 	case SIGCHLD: case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE:
@@ -132,7 +138,7 @@ UFD_EARLY static void trampoline(int sig, siginfo_t *info, void *uc)
 }
 
 /* Does act need the trampoline? */
-static int wants_trampoline(int sig, const struct sigaction *act)
+UFD_EARLY static int wants_trampoline(int sig, const struct sigaction *act)
 {
 	return act && sig > 0 && sig < _NSIG && sig != SIGKILL &&
 	       sig != SIGSTOP && (act->sa_flags & SA_SIGINFO) &&
@@ -142,14 +148,14 @@ static int wants_trampoline(int sig, const struct sigaction *act)
 
 /* The program's handler for an old action whose handler is the kernel's
  * (the lock held). */
-static void *program_handler(int sig, void *kernel_handler)
+UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
 {
 	if (kernel_handler == (void *)trampoline && sig > 0 && sig < _NSIG)
 		return (void *)__atomic_load_n(&handlers[sig], __ATOMIC_RELAXED);
 	return kernel_handler;
 }
 
-static int sigaction_with(int (*real)(int, const struct sigaction *,
+UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 				      struct sigaction *),
 			  int sig, const struct sigaction *act,
 			  struct sigaction *oldact)
@@ -185,13 +191,13 @@ static int sigaction_with(int (*real)(int, const struct sigaction *,
 	return r;
 }
 
-UFD_PUBLIC int sigaction(int sig, const struct sigaction *act,
+UFD_EARLY UFD_PUBLIC int sigaction(int sig, const struct sigaction *act,
 			 struct sigaction *oldact)
 {
 	return sigaction_with(UFD_REAL(sigaction), sig, act, oldact);
 }
 
-UFD_PUBLIC int __sigaction(int sig, const struct sigaction *act,
+UFD_EARLY UFD_PUBLIC int __sigaction(int sig, const struct sigaction *act,
 			   struct sigaction *oldact)
 {
 	return sigaction_with(UFD_REAL(__sigaction), sig, act, oldact);
@@ -203,7 +209,7 @@ UFD_PUBLIC int __sigaction(int sig, const struct sigaction *act,
  * which may be the trampoline: the program's handler is shown instead.
  * The lock keeps the table what it was when the trampoline was installed.
  */
-static __sighandler_t signal_with(__sighandler_t (*real)(int, __sighandler_t),
+UFD_EARLY static __sighandler_t signal_with(__sighandler_t (*real)(int, __sighandler_t),
 				  int sig, __sighandler_t handler)
 {
 	sigset_t saved;
@@ -220,32 +226,32 @@ static __sighandler_t signal_with(__sighandler_t (*real)(int, __sighandler_t),
 	return r;
 }
 
-UFD_PUBLIC __sighandler_t signal(int sig, __sighandler_t handler)
+UFD_EARLY UFD_PUBLIC __sighandler_t signal(int sig, __sighandler_t handler)
 {
 	return signal_with(UFD_REAL(signal), sig, handler);
 }
 
-UFD_PUBLIC __sighandler_t bsd_signal(int sig, __sighandler_t handler)
+UFD_EARLY UFD_PUBLIC __sighandler_t bsd_signal(int sig, __sighandler_t handler)
 {
 	return signal_with(UFD_REAL(bsd_signal), sig, handler);
 }
 
-UFD_PUBLIC __sighandler_t ssignal(int sig, __sighandler_t handler)
+UFD_EARLY UFD_PUBLIC __sighandler_t ssignal(int sig, __sighandler_t handler)
 {
 	return signal_with(UFD_REAL(ssignal), sig, handler);
 }
 
-UFD_PUBLIC __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+UFD_EARLY UFD_PUBLIC __sighandler_t sysv_signal(int sig, __sighandler_t handler)
 {
 	return signal_with(UFD_REAL(sysv_signal), sig, handler);
 }
 
-UFD_PUBLIC __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
+UFD_EARLY UFD_PUBLIC __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
 {
 	return signal_with(UFD_REAL(__sysv_signal), sig, handler);
 }
 
-UFD_PUBLIC __sighandler_t sigset(int sig, __sighandler_t handler)
+UFD_EARLY UFD_PUBLIC __sighandler_t sigset(int sig, __sighandler_t handler)
 {
 	return signal_with(UFD_REAL(sigset), sig, handler);
 }
