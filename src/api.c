@@ -89,5 +89,6 @@ __attribute__((constructor)) static void ufd_init(void)
 	ufd_shim_init();
 	vfd_init();
 	ufd_stream_init();
+	ufd_signal_init();
 	ufd_exec_init();
 }

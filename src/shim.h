@@ -135,6 +135,19 @@ int ufd_path_is_fd_dir(const char *path);
  * /proc/self/fd (shim_stream.c). */
 void ufd_stream_init(void);
 
+/*
+ * If info (of signal sig, written by the kernel) is an F_SETSIG signal's
+ * (si_code POLL_IN..POLL_HUP) about a backing descriptor, its si_fd
+ * becomes the virtual descriptor.  Signals whose kernel codes 1..6 mean
+ * something else (SIGCHLD, SIGSEGV, ...) are left alone.  Lock-free and
+ * async-signal-safe; errno untouched.  shim_signal.c.
+ */
+void ufd_siginfo_fix(int sig, siginfo_t *info);
+
+/* At start-up: fork handlers for the lock of the table of signal
+ * handlers (shim_signal.c). */
+void ufd_signal_init(void);
+
 /* At start-up, after the table: where libufd.so is, whether children get
  * it (UFD_INHERIT), and the descriptors handed off by the program that
  * exec'd this one (UFD_HANDOFF).  shim_exec.c. */

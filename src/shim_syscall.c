@@ -117,6 +117,14 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 
 		return r >= 0 && real != fd && r == real ? fd : r;
 	}
+	case SYS_rt_sigtimedwait: {
+		/* As sigtimedwait(): si_fd the virtual descriptor. */
+		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3]);
+
+		if (r > 0 && a[1])
+			ufd_siginfo_fix((int)r, (siginfo_t *)a[1]);
+		return r;
+	}
 	case SYS_waitid:
 		if (a[0] == P_PIDFD)
 			a[1] = vfd_translate((int)a[1]);

@@ -23,7 +23,7 @@
  *
  * The harness that runs and compares (harness.c, diff.h) is apart from
  * the scripts, a file per family or small group of them: io.c, files.c,
- * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c.
+ * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c, signals.c.
  */
 #include "diff.h"
 
@@ -43,7 +43,8 @@
 	X(devfd_paths)    \
 	X(raw_syscall)    \
 	X(bulk_close)     \
-	X(inside_data)
+	X(inside_data)    \
+	X(signals)
 
 /* The scripts, in the files of their families. */
 #define DECLARE_SCRIPT(name) script_fn script_##name;

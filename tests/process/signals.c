@@ -2,7 +2,8 @@
 /*
  * signals.c - closes from signal handlers: SIGALRM and pthread_kill
  * handlers closing virtual descriptors while the program changes the
- * table, a fork in a handler, fcntl and read in a handler (tcase
+ * table, a fork in a handler, fcntl and read in a handler; sigaction
+ * from threads and handlers while the signal is delivered (tcase
  * signals).
  */
 #include "process.h"
@@ -278,6 +279,79 @@ START_TEST(handler_fcntl_and_read)
 }
 END_TEST
 
+/* ---- sigaction against delivery: ufd's table of SA_SIGINFO handlers ---- */
+
+static volatile int race_calls_a, race_calls_b, race_bad_old, race_stop;
+
+static void race_handler_a(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig, (void)si, (void)uc;
+	__atomic_add_fetch(&race_calls_a, 1, __ATOMIC_RELAXED);
+}
+
+/* B also installs A from inside the handler (sigaction is
+ * async-signal-safe), and checks what it replaced. */
+static void race_handler_b(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction sa = { .sa_sigaction = race_handler_a,
+				.sa_flags = SA_SIGINFO }, old;
+	int saved = errno;
+
+	(void)si, (void)uc;
+	__atomic_add_fetch(&race_calls_b, 1, __ATOMIC_RELAXED);
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(sig, &sa, &old) != 0 ||
+	    (old.sa_sigaction != race_handler_a &&
+	     old.sa_sigaction != race_handler_b))
+		__atomic_add_fetch(&race_bad_old, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+/* Install A and B in turn; every oldact must be one of them (never ufd's
+ * trampoline). */
+static void *race_installer(void *arg)
+{
+	struct sigaction sa = { .sa_flags = SA_SIGINFO | SA_RESTART }, old;
+
+	(void)arg;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 20000 && !__atomic_load_n(&race_stop, __ATOMIC_RELAXED); i++) {
+		sa.sa_sigaction = i & 1 ? race_handler_b : race_handler_a;
+		if (sigaction(SIGUSR2, &sa, &old) != 0 ||
+		    (old.sa_sigaction != race_handler_a &&
+		     old.sa_sigaction != race_handler_b))
+			__atomic_add_fetch(&race_bad_old, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+START_TEST(sigaction_races_delivery)
+{
+	struct sigaction sa = { .sa_sigaction = race_handler_a,
+				.sa_flags = SA_SIGINFO }, old;
+	pthread_t t[2];
+
+	race_calls_a = race_calls_b = race_bad_old = race_stop = 0;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR2, &sa, NULL), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, race_installer, NULL), 0);
+	for (int i = 0; i < 2000; i++)
+		ck_assert_int_eq(kill(getpid(), SIGUSR2), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(sigaction(SIGUSR2, NULL, &old), 0);
+	ck_assert(old.sa_sigaction == race_handler_a ||
+		  old.sa_sigaction == race_handler_b);
+	ck_assert_int_ne(old.sa_flags & SA_SIGINFO, 0);
+	/* signal() returns the program's handler too, and takes it back. */
+	ck_assert((void *)signal(SIGUSR2, SIG_IGN) == (void *)old.sa_sigaction);
+	ck_assert(signal(SIGUSR2, SIG_DFL) == SIG_IGN);
+	ck_assert_int_eq(race_bad_old, 0);
+	ck_assert_int_gt(race_calls_a + race_calls_b, 0);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *signals_case(void)
@@ -285,5 +359,6 @@ TCase *signals_case(void)
 	return new_case("signals",
 			TESTS(sigalrm_handler_closes, pthread_kill_handler_closes,
 			      fork_in_handler_child_uses_table,
-			      handler_fcntl_and_read), 60);
+			      handler_fcntl_and_read, sigaction_races_delivery),
+			60);
 }
