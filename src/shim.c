@@ -140,6 +140,7 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 #include "calls.def"
 
 int ufd_interposed = 1;
+const char *ufd_self_name;
 
 /*
  * One name at start-up: the walk's answer (symbols.c) when it is sure of
@@ -231,6 +232,8 @@ void ufd_shim_init(void)
 	struct resolve_stats stats = { 0 };
 	void *close_fn = NULL;
 	int fast = ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0;
+
+	ufd_self_name = syms.self_name;
 
 	if (fast) {
 		int r = ufd_symbols_find(&syms, "close",

@@ -157,6 +157,10 @@ void ufd_exec_init(void);
  * Returns 0 or -errno. */
 int ufd_close(int fd);
 
+/* libufd.so's file name as the loader has it (absolute, or as
+ * LD_PRELOAD gave it), found by ufd_shim_init's walk; NULL if it was not. */
+extern const char *ufd_self_name;
+
 /* 0 if the process's libc calls do not reach ufd's wrappers (see
  * ufd_shim_init): a virtual descriptor would be unusable. */
 extern int ufd_interposed;

@@ -59,16 +59,19 @@ static int lists_ufd(const char *value)
 
 void ufd_exec_init(void)
 {
+	const char *name = ufd_self_name, *s;
 	Dl_info info;
-	const char *s;
 
 	/* Where the library is, as an absolute path for the children's
 	 * LD_PRELOAD (resolved now, before any chdir; an absolute one, the
-	 * usual case, costs no system call). */
-	if (dladdr((void *)ufd_exec_init, &info) && info.dli_fname) {
-		if (info.dli_fname[0] == '/')
-			snprintf(self_path, sizeof(self_path), "%s", info.dli_fname);
-		else if (!UFD_REAL(realpath)(info.dli_fname, self_path))
+	 * usual case, costs no system call).  The start-up walk's name;
+	 * dladdr, which searches ufd's whole symbol table, only without. */
+	if (!name && dladdr((void *)ufd_exec_init, &info))
+		name = info.dli_fname;
+	if (name && *name) {
+		if (name[0] == '/')
+			snprintf(self_path, sizeof(self_path), "%s", name);
+		else if (!UFD_REAL(realpath)(name, self_path))
 			self_path[0] = '\0';
 	}
 	s = getenv(PRELOAD_VAR);

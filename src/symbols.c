@@ -154,6 +154,8 @@ EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
 	w->loaded = info->dlpi_adds - info->dlpi_subs;
 	if (!w->found_self) {
 		w->found_self = holds(info, w->self);
+		if (w->found_self)
+			s->self_name = info->dlpi_name;
 		return 0;
 	}
 	if (s->n == UFD_SYMBOLS_MAX) {
@@ -170,6 +172,7 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 
 	s->n = 0;
 	s->complete = 1;
+	s->self_name = NULL;
 	/* glibc ignores LD_DYNAMIC_WEAK in a secure-execution program, as
 	 * secure_getenv does; with it, a weak definition does not end the
 	 * search, and the walk declines such definitions. */

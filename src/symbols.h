@@ -51,6 +51,8 @@ struct ufd_symbols_object {
 };
 
 struct ufd_symbols {
+	const char *self_name; /* the caller's object's name, as the loader
+				* has it (dladdr's dli_fname), or NULL */
 	int n;		 /* objects held, in lookup order */
 	int complete;	 /* every object after the caller's is held */
 	int weak_final;	 /* a weak definition ends the search (no LD_DYNAMIC_WEAK) */
