@@ -18,7 +18,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mqueue.h>
+#include <pty.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -143,6 +146,56 @@ static void check_syscalls(void)
 		    syscall(SYS_landlock_create_ruleset, (unsigned long long[]){ 1 }, 8, 0));
 }
 
+/* The creating functions the audit found (tests/audit.py), and a use of
+ * what they made: openpty, getpt, shm_open, mq_open (mq_send, mq_receive,
+ * mq_close on it), dprintf into a new pipe. */
+static void check_audited(void)
+{
+	int m, s, p[2], n;
+	char name[64], buf[64];
+	mqd_t q;
+	struct mq_attr attr = { .mq_maxmsg = 2, .mq_msgsize = 16 };
+
+	if (openpty(&m, &s, NULL, NULL, NULL) == 0) {
+		check("openpty master", dup(m)); /* dup: check closes it */
+		check("openpty slave", dup(s));
+		if (api_is_virtual(m) != api_is_virtual(s) ||
+		    fcntl(m, F_GETFD) != fcntl(s, F_GETFD) ||
+		    (getenv("UFD_CLOEXEC") && !(fcntl(m, F_GETFD) & FD_CLOEXEC))) {
+			printf("FAIL openpty: master %d and slave %d differ\n", m, s);
+			failed++;
+		}
+		close(m);
+		close(s);
+	}
+	check_maybe("getpt", getpt());
+	snprintf(name, sizeof(name), "/ufd-made-%d", getpid());
+	m = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	shm_unlink(name);
+	check_maybe("shm_open", m);
+	q = mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
+	mq_unlink(name);
+	if (q == (mqd_t)-1) {
+		printf("mq_open: not here (%m)\n");
+	} else {
+		check("mq_open", dup(q));
+		if (mq_send(q, "mq", 3, 0) != 0 || mq_receive(q, buf, sizeof(buf), NULL) != 3 ||
+		    strcmp(buf, "mq") || mq_close(q) != 0 || fcntl(q, F_GETFD) != -1) {
+			printf("FAIL mq_send, mq_receive, mq_close on %d: %m\n", q);
+			failed++;
+		}
+	}
+	if (pipe(p) != 0)
+		return;
+	if (dprintf(p[1], "%d", 42) != 2 || (n = (int)read(p[0], buf, sizeof(buf))) != 2 ||
+	    memcmp(buf, "42", 2)) {
+		printf("FAIL dprintf into pipe %d: %m\n", p[1]);
+		failed++;
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
 /* Under the application's RLIMIT_NOFILE, descriptors made through
  * syscall() stop at the limit with EMFILE, as libc's calls do. */
 static void check_syscall_limit(void)
@@ -215,6 +268,7 @@ int main(void)
 	else
 		check("getsockopt(SO_PEERPIDFD)", pidfd);
 	check_syscalls();
+	check_audited();
 	{
 		const char *all = getenv("UFD_MODE");
 
