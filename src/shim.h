@@ -19,7 +19,11 @@
 #endif
 #include <dirent.h>
 #include <errno.h>
+#include <aio.h>
 #include <fcntl.h>
+#include <mqueue.h>
+#include <netinet/in.h>
+#include <pty.h>
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
@@ -35,6 +39,7 @@
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -51,6 +56,7 @@
 #include <sys/xattr.h>
 #include <termios.h>
 #include <unistd.h>
+#include <utmp.h>
 
 #include "calls.h"
 #include "newfd.h"

@@ -163,13 +163,15 @@ static long env_strlen(const char *s)
  * posix_spawn, system or popen) from the caller's envp: the hand-off
  * (if any virtual descriptor or mark survives), LD_PRELOAD with ufd added
  * (if ufd was preloaded or descriptors are handed off), any stale
- * UFD_HANDOFF dropped.  *out is envp itself when nothing changes, and
+ * UFD_HANDOFF dropped.  With keep 0 (UFD_INHERIT=0, or a spawn whose
+ * file actions close every virtual descriptor) no virtual descriptor is
+ * handed off.  *out is envp itself when nothing changes, and
  * when envp cannot be read (above: the exec then fails with the kernel's
  * EFAULT, nothing handed off).  Returns 0 or -errno (ENOMEM; EMFILE for a
  * long hand-off's memfd); on success exec_env_done must follow.
  */
 static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
-			 char ***out)
+			 int keep, char ***out)
 {
 	const size_t preload_name = strlen(PRELOAD_VAR "=");
 	const char *preload = NULL;
@@ -197,7 +199,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 
 	/* Also without UFD_INHERIT: the table locked and the application's
 	 * RLIMIT_NOFILE for the exec, and no virtual descriptor kept. */
-	err = handoff_prepare(&x->handoff, &x->handoff_len, spawn, ufd_settings.inherit);
+	err = handoff_prepare(&x->handoff, &x->handoff_len, spawn, keep);
 	if (err < 0)
 		return err;
 	/* An empty hand-off ends with the ';' after the pid. */
@@ -274,7 +276,8 @@ static void exec_env_done(struct exec_env *x)
 	do {                                                           \
 		struct exec_env x_;                                    \
 		char **env_;                                           \
-		int r_ = exec_env_make(&x_, (envp_expr), 0, &env_);    \
+		int r_ = exec_env_make(&x_, (envp_expr), 0,            \
+				       ufd_settings.inherit, &env_);   \
 		if (r_ < 0)                                            \
 			return ufd_ret(r_);                            \
 		ufd_log_flush_held();                                  \
@@ -385,12 +388,83 @@ UFD_PUBLIC int execle(const char *path, const char *arg, ...)
 
 /* ---- posix_spawn ---- */
 
+/*
+ * glibc's struct __spawn_action (its spawn_int.h): the entries of the
+ * array a posix_spawn_file_actions_t holds.  Mirrored only to see whether
+ * the actions close from a number up (closefrom), and trusted only once
+ * a probe has found glibc's own laid out so (spawn_layout_ok).
+ */
+struct glibc_spawn_action {
+	int tag;
+	union {
+		struct { int fd; } one; /* close, fchdir, closefrom, tcsetpgrp */
+		struct { int fd, newfd; } dup2;
+		struct { int fd; char *path; int oflag; mode_t mode; } open;
+		struct { char *path; } chdir;
+	} action;
+};
+#define GLIBC_SPAWN_DO_CLOSE 0
+#define GLIBC_SPAWN_DO_CLOSEFROM 5
+
+/* 1 if glibc's actions are laid out as the mirror says, 0 if not (or
+ * glibc has no closefrom action), -1 not yet probed. */
+static int spawn_layout = -1;
+
+static int spawn_layout_ok(void)
+{
+	int ok = __atomic_load_n(&spawn_layout, __ATOMIC_RELAXED);
+	posix_spawn_file_actions_t fa;
+	const struct glibc_spawn_action *a;
+
+	if (ok >= 0)
+		return ok;
+	ok = 0;
+	if (posix_spawn_file_actions_init(&fa) == 0) {
+		if (UFD_REAL(posix_spawn_file_actions_addclose)(&fa, 2) == 0 &&
+		    UFD_REAL(posix_spawn_file_actions_addclosefrom_np)(&fa, 1) == 0 &&
+		    (a = (const struct glibc_spawn_action *)fa.__actions) &&
+		    fa.__used == 2 && a[0].tag == GLIBC_SPAWN_DO_CLOSE &&
+		    a[0].action.one.fd == 2 && a[1].tag == GLIBC_SPAWN_DO_CLOSEFROM &&
+		    a[1].action.one.fd == 1)
+			ok = 1;
+		posix_spawn_file_actions_destroy(&fa);
+	}
+	__atomic_store_n(&spawn_layout, ok, __ATOMIC_RELAXED);
+	return ok;
+}
+
+/*
+ * Do the file actions close from a number up (addclosefrom_np)?  Its
+ * bound is below the application's limit (the wrapper's EBADF), so below
+ * every virtual number: the child would have none of them, and the spawn
+ * hands none off.  Their backing descriptors stay close-on-exec, which
+ * closes the ones below the bound too (ufd(7), "Where backing descriptors
+ * live"); the others, and ufd's hand-off memfd, are closed by the action
+ * itself as the kernel's close_range reaches them.  0 when the layout is
+ * not glibc's known one: the spawn is then as if the action were a plain
+ * close_range.
+ */
+static int spawn_closes_from(const posix_spawn_file_actions_t *actions)
+{
+	const struct glibc_spawn_action *a;
+
+	if (!actions || !vfd_any() || !spawn_layout_ok())
+		return 0;
+	a = (const struct glibc_spawn_action *)actions->__actions;
+	for (int i = 0; a && i < actions->__used; i++)
+		if (a[i].tag == GLIBC_SPAWN_DO_CLOSEFROM)
+			return 1;
+	return 0;
+}
+
 /* posix_spawn returns an error number, not -1 and errno. */
-#define WITH_SPAWN_ENV(envp_expr, call)                                \
+#define WITH_SPAWN_ENV(envp_expr, actions, call)                       \
 	do {                                                           \
 		struct exec_env x_;                                    \
 		char **env_;                                           \
-		int r_ = exec_env_make(&x_, (envp_expr), 1, &env_);    \
+		int r_ = exec_env_make(&x_, (envp_expr), 1,            \
+				       ufd_settings.inherit &&         \
+				       !spawn_closes_from(actions), &env_); \
 		if (r_ < 0)                                            \
 			return -r_;                                    \
 		r_ = (call);                                           \
@@ -407,7 +481,7 @@ static int spawn(pid_t *pid, const char *path,
 {
 	UFD_PATH_BEFORE(path);
 
-	WITH_SPAWN_ENV(envp, UFD_REAL(posix_spawn)(pid, path, actions, attr,
+	WITH_SPAWN_ENV(envp, actions, UFD_REAL(posix_spawn)(pid, path, actions, attr,
 						   argv, env_));
 }
 
@@ -424,8 +498,21 @@ UFD_PUBLIC int posix_spawnp(pid_t *pid, const char *file,
 			    const posix_spawnattr_t *attr, char *const argv[],
 			    char *const envp[])
 {
-	WITH_SPAWN_ENV(envp, UFD_REAL(posix_spawnp)(pid, file, actions, attr,
+	WITH_SPAWN_ENV(envp, actions, UFD_REAL(posix_spawnp)(pid, file, actions, attr,
 						    argv, env_));
+}
+
+/*
+ * glibc checks the bound against the kernel's limit, which ufd holds above
+ * the application's (placement.h): the application's is the one, as
+ * getdtablesize() says.  Virtual numbers are past it too.
+ */
+UFD_PUBLIC int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions,
+							int from)
+{
+	if (from >= 0 && (unsigned)from >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
+		return EBADF;
+	return UFD_REAL(posix_spawn_file_actions_addclosefrom_np)(actions, from);
 }
 
 /* ---- popen, system ---- */
@@ -441,7 +528,7 @@ UFD_PUBLIC FILE *popen(const char *command, const char *mode)
 	struct exec_env x;
 	char **env, **saved = environ;
 	FILE *fp;
-	int r = exec_env_make(&x, environ, 1, &env);
+	int r = exec_env_make(&x, environ, 1, ufd_settings.inherit, &env);
 
 	if (r < 0) {
 		errno = -r;

@@ -323,6 +323,107 @@ UFD_PUBLIC int inotify_init(void)
 }
 
 
+UFD_PUBLIC int getpt(void)
+{
+	if (ufd_settings.cloexec)
+		return ufd_ret_new_fd(UFD_REAL(posix_openpt)(O_RDWR | O_NOCTTY | O_CLOEXEC),
+				      1, UFD_CALL_getpt);
+	if (newfd_plain())
+		return UFD_REAL(getpt)();
+	return ufd_ret_new_fd(UFD_REAL(getpt)(), 0, UFD_CALL_getpt);
+}
+
+/* openpty: both descriptors new ones, as a pipe's (there is no flag for
+ * UFD_CLOEXEC to add: FD_CLOEXEC is set after, undone on 0, 1 and 2). */
+UFD_PUBLIC int openpty(int *amaster, int *aslave, char *name,
+		       const struct termios *termp, const struct winsize *winp)
+{
+	int fds[2], added = 0;
+
+	if (UFD_REAL(openpty)(amaster, aslave, name, termp, winp) != 0)
+		return -1;
+	if (newfd_plain())
+		return 0;
+	fds[0] = *amaster;
+	fds[1] = *aslave;
+	if (ufd_settings.cloexec) {
+		ufd_sys_fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+		ufd_sys_fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+		added = 1;
+	}
+	if (newfd_finish_pair(fds, added, UFD_CALL_openpty) < 0)
+		return ufd_ret(-EMFILE);
+	*amaster = fds[0];
+	*aslave = fds[1];
+	return 0;
+}
+
+/* forkpty: the parent's master is a new descriptor (the child's terminal
+ * is its 0, 1 and 2).  The fork has happened: never fails for ufd. */
+UFD_PUBLIC pid_t forkpty(int *amaster, char *name, const struct termios *termp,
+			 const struct winsize *winp)
+{
+	pid_t pid = UFD_REAL(forkpty)(amaster, name, termp, winp);
+	int added = 0;
+
+	if (pid > 0 && !newfd_plain()) {
+		if (ufd_settings.cloexec) {
+			ufd_sys_fcntl(*amaster, F_SETFD, FD_CLOEXEC);
+			added = 1;
+		}
+		*amaster = newfd_finish(*amaster, added, UFD_CALL_forkpty);
+	}
+	return pid;
+}
+
+/* login_tty makes fd the process's 0, 1 and 2 and closes it: for a
+ * virtual fd, on a real copy of its backing descriptor (which glibc
+ * closes), then the virtual one is closed. */
+UFD_PUBLIC int login_tty(int fd)
+{
+	int real = vfd_translate(fd), copy;
+
+	if (real == fd)
+		return UFD_REAL(login_tty)(fd);
+	copy = ufd_sys_fcntl(real, F_DUPFD_CLOEXEC, 3);
+	if (copy < 0)
+		return ufd_ret(copy);
+	if (UFD_REAL(login_tty)(copy) != 0) {
+		int err = errno;
+
+		ufd_sys_close(copy);
+		errno = err;
+		return -1;
+	}
+	ufd_close(fd);
+	return 0;
+}
+
+/* mq_open: a new descriptor, always close-on-exec. */
+UFD_PUBLIC mqd_t mq_open(const char *name, int oflag, ...)
+{
+	mode_t mode = 0;
+	struct mq_attr *attr = NULL;
+
+	if (oflag & O_CREAT) {
+		va_list ap;
+
+		va_start(ap, oflag);
+		mode = va_arg(ap, mode_t);
+		attr = va_arg(ap, struct mq_attr *);
+		va_end(ap);
+	}
+	if (newfd_plain())
+		return UFD_REAL(mq_open)(name, oflag, mode, attr);
+	return ufd_ret_new_fd(UFD_REAL(mq_open)(name, oflag, mode, attr), 0,
+			      UFD_CALL_mq_open);
+}
+
+UFD_PUBLIC int mq_close(mqd_t mqdes)
+{
+	return ufd_ret(ufd_close(mqdes));
+}
+
 /* ---- sockets ---- */
 
 /* ufd's own socket type flags: stripped before the kernel sees the call. */
@@ -785,4 +886,15 @@ UFD_PUBLIC int lockf64(int fd, int cmd, off64_t len)
 	if (cmd != F_ULOCK && cmd != F_TEST)
 		newfd_note_posix_lock();
 	return UFD_REAL(lockf64)(vfd_translate(fd), cmd, len);
+}
+
+/* fsconfig: aux is a descriptor for FSCONFIG_SET_FD and the directory of
+ * FSCONFIG_SET_PATH(_EMPTY). */
+UFD_PUBLIC int fsconfig(int fd, unsigned int cmd, const char *key,
+			const void *value, int aux)
+{
+	if (cmd == FSCONFIG_SET_FD || cmd == FSCONFIG_SET_PATH ||
+	    cmd == FSCONFIG_SET_PATH_EMPTY)
+		aux = vfd_translate(aux);
+	return UFD_REAL(fsconfig)(vfd_translate(fd), cmd, key, value, aux);
 }

@@ -29,6 +29,7 @@
 #include "shim.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "sys.h"
@@ -436,4 +437,31 @@ UFD_PUBLIC int closedir(DIR *dir)
 	}
 	errno = saved;
 	return UFD_REAL(closedir)(dir);
+}
+
+UFD_PUBLIC int dprintf(int fd, const char *restrict fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = UFD_REAL(vdprintf)(vfd_translate(fd), fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+UFD_PUBLIC int __dprintf_chk(int fd, int flag, const char *restrict fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = UFD_REAL(__vdprintf_chk)(vfd_translate(fd), flag, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+UFD_PUBLIC void backtrace_symbols_fd(void *const *buffer, int size, int fd)
+{
+	UFD_REAL(backtrace_symbols_fd)(buffer, size, vfd_translate(fd));
 }

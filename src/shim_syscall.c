@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shim_syscall.c - syscall(): the descriptor arguments of the descriptor
- * system calls translated, and the calls that do more than translate
- * routed to their wrappers.  Unknown numbers pass through unchanged.
+ * system calls translated, the calls that do more than translate routed
+ * to their wrappers, and the descriptors the creating calls make finished
+ * as the libc calls' are (newfd.h: UFD_CLOEXEC, the application's
+ * RLIMIT_NOFILE, UFD_MODE=all).  Unknown numbers pass through unchanged.
  */
 #include "shim.h"
 
+#include <linux/perf_event.h>
 #include <stdarg.h>
 
 #include "sys.h"
@@ -15,8 +18,9 @@
 
 /*
  * Which arguments of a system call are descriptors.  The calls that do
- * more than translate (close, dup2, fcntl, poll, sendmsg, ...) are routed
- * to their wrappers by ufd_syscall instead.  Numbers not listed pass
+ * more than translate (close, dup2, fcntl, poll, sendmsg, socket, ...) are
+ * routed to their wrappers by syscall() instead, and those that make a
+ * descriptor are syscall_made_fd's.  Numbers not listed pass
  * through unchanged.
  */
 static unsigned syscall_fd_args(long number)
@@ -29,10 +33,10 @@ static unsigned syscall_fd_args(long number)
 	case SYS_ftruncate: case SYS_fallocate: case SYS_fadvise64:
 	case SYS_readahead: case SYS_flock: case SYS_fchmod: case SYS_fchown:
 	case SYS_fchdir: case SYS_getdents64: case SYS_sendto: case SYS_recvfrom:
-	case SYS_recvmsg: case SYS_recvmmsg: case SYS_bind: case SYS_connect:
-	case SYS_listen: case SYS_accept: case SYS_accept4: case SYS_shutdown:
-	case SYS_getsockname: case SYS_getpeername: case SYS_getsockopt:
-	case SYS_setsockopt: case SYS_epoll_pwait: case SYS_epoll_pwait2:
+	case SYS_recvmmsg: case SYS_bind: case SYS_connect:
+	case SYS_listen: case SYS_shutdown:
+	case SYS_getsockname: case SYS_getpeername:
+	case SYS_epoll_pwait: case SYS_epoll_pwait2:
 	case SYS_inotify_add_watch: case SYS_inotify_rm_watch:
 	case SYS_timerfd_settime: case SYS_timerfd_gettime: case SYS_fgetxattr:
 	case SYS_fsetxattr: case SYS_flistxattr: case SYS_fremovexattr:
@@ -42,8 +46,22 @@ static unsigned syscall_fd_args(long number)
 	case SYS_mkdirat: case SYS_mknodat: case SYS_fchownat: case SYS_newfstatat:
 	case SYS_unlinkat: case SYS_readlinkat: case SYS_fchmodat:
 	case SYS_faccessat: case SYS_faccessat2: case SYS_utimensat: case SYS_statx:
-	case SYS_name_to_handle_at: case SYS_open_by_handle_at: case SYS_execveat:
-	case SYS_openat2:
+	case SYS_name_to_handle_at: case SYS_execveat:
+	/* mounts, modules, message queues, io_uring, landlock, processes */
+	case SYS_mount_setattr: case SYS_finit_module: case SYS_mq_timedsend:
+	case SYS_mq_timedreceive: case SYS_mq_notify: case SYS_mq_getsetattr:
+	case SYS_io_uring_enter: case SYS_io_uring_register:
+	case SYS_landlock_add_rule: case SYS_landlock_restrict_self:
+	case SYS_process_madvise: case SYS_process_mrelease:
+#ifdef SYS_quotactl_fd
+	case SYS_quotactl_fd:
+#endif
+#ifdef SYS_cachestat
+	case SYS_cachestat:
+#endif
+#ifdef SYS_fchmodat2
+	case SYS_fchmodat2:
+#endif
 #ifdef SYS_getdents
 	case SYS_getdents:
 #endif
@@ -59,9 +77,12 @@ static unsigned syscall_fd_args(long number)
 	case SYS_mmap:
 		return A(4);
 	case SYS_sendfile: case SYS_tee:
+#ifdef SYS_kexec_file_load
+	case SYS_kexec_file_load:
+#endif
 		return A(0) | A(1);
 	case SYS_splice: case SYS_copy_file_range: case SYS_epoll_ctl:
-	case SYS_renameat2: case SYS_linkat:
+	case SYS_renameat2: case SYS_linkat: case SYS_move_mount:
 #ifdef SYS_renameat
 	case SYS_renameat:
 #endif
@@ -72,6 +93,86 @@ static unsigned syscall_fd_args(long number)
 	return 0;
 }
 
+/*
+ * A system call that makes one descriptor and has no ufd flags to read
+ * (those that have, and the old ones without a flags argument, are routed
+ * to their wrappers instead): its descriptor arguments translated here,
+ * and how its result is finished.  Returns 1 and fills *m, or 0.
+ */
+struct made_fd {
+	int flag_arg; /* the argument holding the close-on-exec flag, or -1 */
+	int flag;     /* that flag */
+	enum ufd_call call; /* for UFD_EXCLUDE and the log */
+};
+
+#define MADE(arg, bit, row) (*m = (struct made_fd){ arg, bit, UFD_CALL_##row }, 1)
+
+static int syscall_made_fd(long number, long a[6], struct made_fd *m)
+{
+	switch (number) {
+	case SYS_eventfd2:
+		return MADE(1, EFD_CLOEXEC, eventfd);
+	case SYS_epoll_create1:
+		return MADE(0, EPOLL_CLOEXEC, epoll_create1);
+	case SYS_inotify_init1:
+		return MADE(0, IN_CLOEXEC, inotify_init1);
+	case SYS_timerfd_create:
+		return MADE(1, TFD_CLOEXEC, timerfd_create);
+	case SYS_memfd_create:
+		return MADE(1, MFD_CLOEXEC, memfd_create);
+	case SYS_fanotify_init:
+		return MADE(0, FAN_CLOEXEC, fanotify_init);
+	case SYS_pidfd_open: /* always close-on-exec */
+		return MADE(-1, 0, pidfd_open);
+	case SYS_open_by_handle_at:
+		a[0] = vfd_translate((int)a[0]);
+		return MADE(2, O_CLOEXEC, open_by_handle_at);
+	case SYS_userfaultfd:
+		return MADE(0, O_CLOEXEC, syscall);
+	case SYS_memfd_secret:
+		return MADE(0, O_CLOEXEC, syscall);
+	case SYS_perf_event_open:
+		/* the group leader; with PERF_FLAG_PID_CGROUP, pid is the
+		 * cgroup directory's descriptor */
+		a[3] = vfd_translate((int)a[3]);
+		if (a[4] & PERF_FLAG_PID_CGROUP)
+			a[1] = vfd_translate((int)a[1]);
+		return MADE(4, PERF_FLAG_FD_CLOEXEC, syscall);
+	case SYS_fsopen:
+		return MADE(1, 1 /* FSOPEN_CLOEXEC */, syscall);
+	case SYS_fsmount:
+		a[0] = vfd_translate((int)a[0]);
+		return MADE(1, 1 /* FSMOUNT_CLOEXEC */, syscall);
+	case SYS_fspick:
+		a[0] = vfd_translate((int)a[0]);
+		return MADE(2, 1 /* FSPICK_CLOEXEC */, syscall);
+	case SYS_open_tree:
+		a[0] = vfd_translate((int)a[0]);
+		return MADE(2, O_CLOEXEC /* OPEN_TREE_CLOEXEC */, syscall);
+	case SYS_openat2:
+		/* The close-on-exec flag is inside struct open_how, the
+		 * caller's: not added (ufd(7)). */
+		a[0] = vfd_translate((int)a[0]);
+		return MADE(-1, 0, syscall);
+	case SYS_io_uring_setup: /* always close-on-exec */
+		return MADE(-1, 0, syscall);
+	case SYS_mq_open: /* always close-on-exec */
+		return MADE(-1, 0, syscall);
+	case SYS_landlock_create_ruleset:
+		/* a descriptor only without flags (else an ABI version) */
+		return (unsigned)a[2] == 0 && MADE(-1, 0, syscall);
+	case SYS_signalfd4:
+		/* a new descriptor only for -1 (else the one given back) */
+		return (int)a[0] == -1 && MADE(3, SFD_CLOEXEC, signalfd);
+	}
+	return 0;
+}
+
+/* The fsconfig commands whose last argument is a descriptor. */
+#define FSCONFIG_SET_PATH_ 3
+#define FSCONFIG_SET_PATH_EMPTY_ 4
+#define FSCONFIG_SET_FD_ 5
+
 /* Reads six arguments whatever the caller passed, as glibc's syscall()
  * reads six registers: not an overflow for AddressSanitizer to flag. */
 __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
@@ -79,6 +180,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	va_list ap;
 	long a[6];
 	unsigned fds;
+	struct made_fd m;
 
 	va_start(ap, number);
 	for (int i = 0; i < 6; i++)
@@ -110,7 +212,74 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	case SYS_open:
 		return open((const char *)a[0], (int)a[1], (mode_t)a[2]);
 #endif
+	/* Calls that make descriptors and take ufd's flags (SOCK_UNSEQ,
+	 * O_CLOFORK...), make two, or have a flagged successor that
+	 * UFD_CLOEXEC switches to: their wrappers. */
+	case SYS_socket:
+		return socket((int)a[0], (int)a[1], (int)a[2]);
+	case SYS_socketpair:
+		return socketpair((int)a[0], (int)a[1], (int)a[2], (int *)a[3]);
+	case SYS_accept:
+		return accept((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
+	case SYS_accept4:
+		return accept4((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2],
+			       (int)a[3]);
+	case SYS_pipe2:
+		return pipe2((int *)a[0], (int)a[1]);
+#ifdef SYS_pipe
+	case SYS_pipe:
+		return pipe((int *)a[0]);
+#endif
+#ifdef SYS_creat
+	case SYS_creat:
+		return creat((const char *)a[0], (mode_t)a[1]);
+#endif
+#ifdef SYS_epoll_create
+	case SYS_epoll_create:
+		return epoll_create((int)a[0]);
+#endif
+#ifdef SYS_inotify_init
+	case SYS_inotify_init:
+		return inotify_init();
+#endif
+#ifdef SYS_eventfd
+	case SYS_eventfd: /* is eventfd2(count, 0) */
+		number = SYS_eventfd2;
+		a[1] = 0;
+		break;
+#endif
+#ifdef SYS_signalfd
+	case SYS_signalfd: /* is signalfd4(fd, mask, size, 0) */
+		number = SYS_signalfd4;
+		a[3] = 0;
+		break;
+#endif
+	/* Descriptors inside data: SCM_RIGHTS, SO_PEERPIDFD, SO_ATTACH_BPF. */
+	case SYS_recvmsg:
+		return recvmsg((int)a[0], (struct msghdr *)a[1], (int)a[2]);
+#ifdef __LP64__
+	case SYS_recvmmsg:
+		return recvmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2],
+				(int)a[3], (struct timespec *)a[4]);
+#endif
+	case SYS_getsockopt:
+		return getsockopt((int)a[0], (int)a[1], (int)a[2], (void *)a[3],
+				  (socklen_t *)a[4]);
+	case SYS_setsockopt:
+		return setsockopt((int)a[0], (int)a[1], (int)a[2], (const void *)a[3],
+				  (socklen_t)a[4]);
+	case SYS_fsconfig:
+		a[0] = vfd_translate((int)a[0]);
+		if ((int)a[1] == FSCONFIG_SET_FD_ || (int)a[1] == FSCONFIG_SET_PATH_ ||
+		    (int)a[1] == FSCONFIG_SET_PATH_EMPTY_)
+			a[4] = vfd_translate((int)a[4]);
+		return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+	}
+
+	switch (number) {
 	case SYS_signalfd4: {
+		if ((int)a[0] == -1)
+			break; /* makes one: below */
 		/* As signalfd(): the virtual descriptor given comes back. */
 		int fd = (int)a[0], real = vfd_translate(fd);
 		long r = UFD_REAL(syscall)(number, (long)real, a[1], a[2], a[3]);
@@ -158,6 +327,19 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	case SYS_poll:
 		return poll((struct pollfd *)a[0], (nfds_t)a[1], (int)a[2]);
 #endif
+	}
+	if (syscall_made_fd(number, a, &m)) {
+		int added = 0;
+		long r;
+
+		if (m.flag_arg >= 0 && ufd_settings.cloexec && !(a[m.flag_arg] & m.flag)) {
+			a[m.flag_arg] |= m.flag;
+			added = 1;
+		}
+		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
+		if (r < 0 || newfd_plain())
+			return r;
+		return ufd_ret_new_fd((int)r, added, m.call);
 	}
 	fds = syscall_fd_args(number);
 	for (int i = 0; fds; i++, fds >>= 1)

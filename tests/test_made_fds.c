@@ -1,22 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Description: descriptors that an ioctl or a socket option makes
- * (TIOCGPTPEER, NS_GET_USERNS, SIOCGSKNS, getsockopt SO_PEERPIDFD) are new
+ * (TIOCGPTPEER, NS_GET_USERNS, SIOCGSKNS, getsockopt SO_PEERPIDFD), and
+ * those that the creating system calls make through syscall() (openat,
+ * socket, pipe2, dup, pidfd_open, memfd_create, eventfd2, ...), are new
  * descriptors like any other: virtual under UFD_MODE=all, close-on-exec
- * under UFD_CLOEXEC=1, and usable.  Run under ufd with one of those
+ * under UFD_CLOEXEC=1, usable, and below the application's RLIMIT_NOFILE.  Run under ufd with one of those
  * settings (tests/meson.build runs it with each); it checks what the
  * setting in its environment asks for.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <linux/nsfs.h>
 #include <linux/sockios.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mqueue.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ufd_test.h"
@@ -54,6 +66,185 @@ static void check(const char *call, int fd)
 	close(fd);
 }
 
+/* A call the kernel may refuse here (permissions, configuration): only
+ * checked when it made a descriptor. */
+static void check_maybe(const char *call, long fd)
+{
+	if (fd < 0)
+		printf("%s: not here (%m)\n", call);
+	else
+		check(call, (int)fd);
+}
+
+/* Both descriptors of a pair. */
+static void check_pair(const char *call, long r, int fds[2])
+{
+	char name[64];
+
+	if (r != 0) {
+		check(call, -1);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s[0]", call);
+	check(name, fds[0]);
+	snprintf(name, sizeof(name), "%s[1]", call);
+	check(name, fds[1]);
+}
+
+/* The creating system calls made through syscall(). */
+static void check_syscalls(void)
+{
+	int fds[2], l, c;
+	sigset_t mask;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t salen;
+
+	check("syscall(SYS_openat)", (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY, 0));
+	check("syscall(SYS_open)", (int)syscall(SYS_open, "/dev/null", O_RDONLY, 0));
+	check("syscall(SYS_socket)", (int)syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0));
+	check_pair("syscall(SYS_socketpair)", syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM, 0, fds), fds);
+	check_pair("syscall(SYS_pipe2)", syscall(SYS_pipe2, fds, 0), fds);
+	check_pair("syscall(SYS_pipe)", syscall(SYS_pipe, fds), fds);
+	check("syscall(SYS_dup)", (int)syscall(SYS_dup, 0));
+	check("syscall(SYS_fcntl, F_DUPFD)", (int)syscall(SYS_fcntl, 0, F_DUPFD, 3));
+	check("syscall(SYS_pidfd_open)", (int)syscall(SYS_pidfd_open, getpid(), 0));
+	check("syscall(SYS_memfd_create)", (int)syscall(SYS_memfd_create, "made", 0));
+	check("syscall(SYS_eventfd2)", (int)syscall(SYS_eventfd2, 0, 0));
+	check("syscall(SYS_eventfd)", (int)syscall(SYS_eventfd, 0));
+	check("syscall(SYS_epoll_create1)", (int)syscall(SYS_epoll_create1, 0));
+	check("syscall(SYS_epoll_create)", (int)syscall(SYS_epoll_create, 1));
+	check("syscall(SYS_inotify_init1)", (int)syscall(SYS_inotify_init1, 0));
+	check("syscall(SYS_inotify_init)", (int)syscall(SYS_inotify_init));
+	check("syscall(SYS_timerfd_create)", (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0));
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGUSR1);
+	check("syscall(SYS_signalfd4)", (int)syscall(SYS_signalfd4, -1, &mask, 8, 0));
+	check("syscall(SYS_signalfd)", (int)syscall(SYS_signalfd, -1, &mask, 8));
+	/* accept and accept4: a listening socket in the abstract namespace */
+	snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, "ufd-made-%d", getpid());
+	salen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(sa.sun_path + 1));
+	l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, salen) != 0 || listen(l, 4) != 0) {
+		check("listening socket", -1);
+		return;
+	}
+	for (int i = 0; i < 2; i++) {
+		c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(c, (struct sockaddr *)&sa, salen) != 0)
+			check("connect", -1);
+		if (i == 0)
+			check("syscall(SYS_accept4)", (int)syscall(SYS_accept4, l, NULL, NULL, 0));
+		else
+			check("syscall(SYS_accept)", (int)syscall(SYS_accept, l, NULL, NULL));
+		close(c);
+	}
+	close(l);
+	/* refused by some kernels' settings or privileges */
+	check_maybe("syscall(SYS_userfaultfd)", syscall(SYS_userfaultfd, 0));
+	check_maybe("syscall(SYS_io_uring_setup)", syscall(SYS_io_uring_setup, 1, (char[120]){ 0 }));
+	check_maybe("syscall(SYS_landlock_create_ruleset)",
+		    syscall(SYS_landlock_create_ruleset, (unsigned long long[]){ 1 }, 8, 0));
+}
+
+/* The creating functions the audit found (tests/audit.py), and a use of
+ * what they made: openpty, getpt, shm_open, mq_open (mq_send, mq_receive,
+ * mq_close on it), dprintf into a new pipe. */
+static void check_audited(void)
+{
+	int m, s, p[2], n;
+	char name[64], buf[64];
+	mqd_t q;
+	struct mq_attr attr = { .mq_maxmsg = 2, .mq_msgsize = 16 };
+
+	if (openpty(&m, &s, NULL, NULL, NULL) == 0) {
+		check("openpty master", dup(m)); /* dup: check closes it */
+		check("openpty slave", dup(s));
+		if (api_is_virtual(m) != api_is_virtual(s) ||
+		    fcntl(m, F_GETFD) != fcntl(s, F_GETFD) ||
+		    (getenv("UFD_CLOEXEC") && !(fcntl(m, F_GETFD) & FD_CLOEXEC))) {
+			printf("FAIL openpty: master %d and slave %d differ\n", m, s);
+			failed++;
+		}
+		close(m);
+		close(s);
+	}
+	check_maybe("getpt", getpt());
+	snprintf(name, sizeof(name), "/ufd-made-%d", getpid());
+	m = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+	shm_unlink(name);
+	check_maybe("shm_open", m);
+	q = mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
+	mq_unlink(name);
+	if (q == (mqd_t)-1) {
+		printf("mq_open: not here (%m)\n");
+	} else {
+		check("mq_open", dup(q));
+		if (mq_send(q, "mq", 3, 0) != 0 || mq_receive(q, buf, sizeof(buf), NULL) != 3 ||
+		    strcmp(buf, "mq") || mq_close(q) != 0 || fcntl(q, F_GETFD) != -1) {
+			printf("FAIL mq_send, mq_receive, mq_close on %d: %m\n", q);
+			failed++;
+		}
+	}
+	if (pipe(p) != 0)
+		return;
+	if (dprintf(p[1], "%d", 42) != 2 || (n = (int)read(p[0], buf, sizeof(buf))) != 2 ||
+	    memcmp(buf, "42", 2)) {
+		printf("FAIL dprintf into pipe %d: %m\n", p[1]);
+		failed++;
+	}
+	close(p[0]);
+	close(p[1]);
+}
+
+/* Under the application's RLIMIT_NOFILE, descriptors made through
+ * syscall() stop at the limit with EMFILE, as libc's calls do. */
+static void check_syscall_limit(void)
+{
+	struct rlimit rl, low;
+	int made[64], n = 0, top = -1, v;
+	long r;
+
+	/* a virtual descriptor first: ufd then holds the kernel's limit
+	 * above the application's (placement.h) */
+	v = api_nonseqfd(0, 0);
+	if (v < 0 || getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		printf("FAIL nonseqfd or getrlimit: %m\n");
+		failed++;
+		return;
+	}
+	/* the lowest free number, plus 8 */
+	r = syscall(SYS_eventfd2, 0, 0);
+	if (r < 0)
+		return;
+	close((int)r);
+	low = rl;
+	low.rlim_cur = (rlim_t)r + 8;
+	if (setrlimit(RLIMIT_NOFILE, &low) != 0) {
+		printf("setrlimit: %m\n");
+		failed++;
+		return;
+	}
+	for (n = 0; n < 64; n++) {
+		made[n] = (int)syscall(SYS_eventfd2, 0, 0);
+		if (made[n] < 0)
+			break;
+		if (made[n] > top)
+			top = made[n];
+	}
+	if (n == 64 || errno != EMFILE || (rlim_t)top >= low.rlim_cur) {
+		printf("FAIL syscall(SYS_eventfd2) under RLIMIT_NOFILE %lu: %d made, "
+		       "up to %d, then %m\n", (unsigned long)low.rlim_cur, n, top);
+		failed++;
+	} else {
+		printf("syscall(SYS_eventfd2) under RLIMIT_NOFILE %lu: %d made, then EMFILE\n",
+		       (unsigned long)low.rlim_cur, n);
+	}
+	while (n > 0)
+		close(made[--n]);
+	close(v);
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int main(void)
 {
 	int master, ns, s, sv[2], pidfd = -1;
@@ -76,6 +267,15 @@ int main(void)
 		printf("getsockopt(SO_PEERPIDFD): not on this kernel (%m)\n");
 	else
 		check("getsockopt(SO_PEERPIDFD)", pidfd);
+	check_syscalls();
+	check_audited();
+	{
+		const char *all = getenv("UFD_MODE");
+
+		/* under UFD_MODE=all the kernel's low numbers free again */
+		if (!all || strcmp(all, "all"))
+			check_syscall_limit();
+	}
 	printf("%s\n", failed ? "FAIL" : "ok");
 	return failed ? 1 : 0;
 }

@@ -354,6 +354,93 @@ START_TEST(spawn_file_actions_with_virtual_descriptors)
 }
 END_TEST
 
+/*
+ * addclosefrom_np(from): every virtual descriptor is at or above from (the
+ * bound must be below the application's limit, EBADF from there up), so
+ * the child has none of them, nor their backing descriptors, nor the real
+ * ones at or above from; those below from stay.  A backing descriptor
+ * below the application's limit (soft = hard: ufd(7), "Where backing
+ * descriptors live") and below the bound is not handed off either.
+ * addtcsetpgrp_np(vfd) reaches the kernel with the backing descriptor.
+ */
+START_TEST(spawn_closefrom_and_tcsetpgrp_with_virtual_descriptors)
+{
+	posix_spawn_file_actions_t fa;
+	int fd = temp_file("closefrom"), v, b, r, keep, status;
+	char spec1[64], spec2[64], spec3[64], spec4[64];
+	struct rlimit rl;
+	pid_t pid;
+
+	/* The usual placement: backing descriptors above the limit. */
+	v = api_nonseqfd(fd, 0);
+	ck_assert(is_vfd(v));
+	b = api_backing_fd(v);
+	r = dup(fd); /* real, inheritable, at or above 3 */
+	keep = open("/dev/null", O_RDONLY); /* real, inheritable, kept */
+	ck_assert_int_ge(r, 3);
+	ck_assert_int_ge(keep, 0);
+	if (r < keep) { int t = r; r = keep; keep = t; }
+	snprintf(spec1, sizeof(spec1), "n:%d", v);
+	snprintf(spec2, sizeof(spec2), "n:%d", b);
+	snprintf(spec3, sizeof(spec3), "n:%d", r);
+	snprintf(spec4, sizeof(spec4), "r:%d:0", keep);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	/* Past the application's limit (where ufd's room is): EBADF, as
+	 * glibc answers past getdtablesize(); a virtual number too. */
+	ck_assert_int_eq(posix_spawn_file_actions_addclosefrom_np(&fa, (int)rl.rlim_cur), EBADF);
+	ck_assert_int_eq(posix_spawn_file_actions_addclosefrom_np(&fa, v), EBADF);
+	ck_assert_int_eq(posix_spawn_file_actions_addclosefrom_np(&fa, keep + 1), 0);
+	ck_assert_msg(exited_ok(spawn_helper(&fa, (char *const[]){ "ufd_helper", "check",
+								   spec1, spec2, spec3, spec4, NULL },
+					     NULL, 0)),
+		      "addclosefrom_np(%d)", keep + 1);
+	posix_spawn_file_actions_destroy(&fa);
+	ck_assert(is_vfd(v)); /* the parent's are untouched */
+	ck_assert_int_eq(fcntl(r, F_GETFD), 0);
+	close(v);
+
+	/* soft = hard: backing descriptors below the application's limit;
+	 * closefrom above one of them still leaves the child without it. */
+	rl.rlim_cur = rl.rlim_max;
+	if (rl.rlim_max > 4096)
+		rl.rlim_cur = rl.rlim_max = 4096;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	v = api_nonseqfd(fd, 0);
+	ck_assert(is_vfd(v));
+	b = api_backing_fd(v);
+	ck_assert_int_lt(b, (int)rl.rlim_cur - 1);
+	snprintf(spec1, sizeof(spec1), "n:%d", v);
+	snprintf(spec2, sizeof(spec2), "n:%d", b);
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_addclosefrom_np(&fa, b + 1), 0);
+	ck_assert_msg(exited_ok(spawn_helper(&fa, (char *const[]){ "ufd_helper", "check",
+								   spec1, spec2, spec4, NULL },
+					     NULL, 0)),
+		      "addclosefrom_np(%d) above backing %d", b + 1, b);
+	posix_spawn_file_actions_destroy(&fa);
+	close(v);
+
+	/* addtcsetpgrp_np(vfd): /dev/null is no terminal, so the child's
+	 * tcsetpgrp fails with ENOTTY, not EBADF: the kernel had the file. */
+	v = open("/dev/null", O_RDONLY | O_CLOEXEC | O_UNSEQFD);
+	ck_assert(is_vfd(v));
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_addtcsetpgrp_np(&fa, v), 0);
+	status = posix_spawn(&pid, helper_path, &fa, NULL,
+			     (char *const[]){ "ufd_helper", "print", "x", NULL }, environ);
+	if (status == 0)
+		wait_bounded(pid, 20000);
+	ck_assert_int_eq(status, ENOTTY);
+	posix_spawn_file_actions_destroy(&fa);
+	close(v);
+
+	close(r);
+	close(keep);
+	close(fd);
+}
+END_TEST
+
 /* ---- the hand-off of more descriptors than the environment holds ---- */
 
 /* More virtual descriptors than one environment string can list (the
@@ -402,5 +489,6 @@ TCase *exec_case(void)
 			      failed_exec_restores_the_table,
 			      spawn_restores_the_table,
 			      spawn_file_actions_with_virtual_descriptors,
+			      spawn_closefrom_and_tcsetpgrp_with_virtual_descriptors,
 			      exec_hands_off_more_than_an_env_string_holds), 120);
 }
