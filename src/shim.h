@@ -137,6 +137,15 @@ const char *ufd_path(const char *path, char *buf, size_t size);
  * /dev/fd, /proc/<own pid>/fd, /proc/thread-self/fd)? */
 int ufd_path_is_fd_dir(const char *path);
 
+/*
+ * Under UFD_MODE=all, the descriptor of a stream libc has just made
+ * (fopen, freopen, tmpfile, popen; fp may be NULL) becomes virtual, and
+ * the stream moves onto its backing descriptor, as fdopen's on a virtual
+ * descriptor is: fileno gives the virtual one.  Standard streams and
+ * streams UFD_EXCLUDE names stay real.  Keeps errno.  shim_stream.c.
+ */
+void ufd_stream_made(FILE *fp, enum ufd_call call);
+
 /* At start-up: fork handlers for the lock of the listings of
  * /proc/self/fd (shim_stream.c). */
 void ufd_stream_init(void);
@@ -196,7 +205,8 @@ extern int ufd_interposed;
  *     (shim_exec.c);
  *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just
  *     written;
- *   the mode strings of fopen, freopen, fdopen: before libc, which reads
+ *   the mode strings of fopen, freopen, fdopen, and under UFD_MODE=all
+ *     the first character of opendir's path: before libc, which reads
  *     them itself, in user space, before any system call.
  *
  * All but the last two only while the process holds a virtual descriptor

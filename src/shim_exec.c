@@ -538,6 +538,7 @@ UFD_PUBLIC FILE *popen(const char *command, const char *mode)
 	fp = UFD_REAL(popen)(command, mode);
 	environ = saved;
 	exec_env_done(&x);
+	ufd_stream_made(fp, UFD_CALL_popen);
 	return fp;
 }
 

@@ -52,15 +52,40 @@ static const char *mode_cloexec(const char *mode, char *buf, size_t size,
 	return buf;
 }
 
+void ufd_stream_made(FILE *fp, enum ufd_call call)
+{
+	int fd, vfd, backing, saved;
+
+	if (__builtin_expect(!ufd_settings.mode_all, 1) || !fp)
+		return;
+	/* _fileno: the stream's descriptor, in glibc's FILE (struct
+	 * _IO_FILE, part of its installed ABI), which every stream
+	 * operation uses.  Standard streams stay; a stream already on a
+	 * backing descriptor (fdopen of a virtual one, freopen of such a
+	 * stream) is virtual already. */
+	fd = fp->_fileno;
+	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0))
+		return;
+	saved = errno;
+	vfd = newfd_virtual_or_real(fd, call);
+	backing = vfd_translate(vfd);
+	/* Moved (fd is closed now): the stream goes with it.  Adopted
+	 * where it is (record locks), or left real: nothing to do. */
+	if (vfd != fd && backing != fd)
+		fp->_fileno = backing;
+	errno = saved;
+}
+
 /*
  * A stream the fopen family just opened: one that landed on 0, 1 or 2 is
  * left without close-on-exec.  freopen on a stream of a virtual descriptor
  * reopens the backing descriptor in place (glibc dup3s the new file onto
  * the old number) with the close-on-exec flag of the new mode: that is the
  * virtual descriptor's flag now, and the backing descriptor must be
- * close-on-exec again, or every child would inherit it.
+ * close-on-exec again, or every child would inherit it.  Under
+ * UFD_MODE=all, a stream on a new real descriptor moves to a virtual one.
  */
-static void stream_opened(FILE *fp, const char *mode, int added)
+static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call call)
 {
 	int fd = UFD_REAL(fileno)(fp), vfd;
 
@@ -72,6 +97,7 @@ static void stream_opened(FILE *fp, const char *mode, int added)
 		vfd_set_flags(vfd, VFD_CLOEXEC | VFD_CLOFORK,
 			      mode && strchr(mode, 'e') ? VFD_CLOEXEC : 0);
 	}
+	ufd_stream_made(fp, call);
 }
 
 /* The body of the fopen wrappers: path rewritten, mode with 'e' under
@@ -86,7 +112,7 @@ static void stream_opened(FILE *fp, const char *mode, int added)
 				    &added_);                              \
 		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
 		if (fp_)                                                   \
-			stream_opened(fp_, mode, added_);                  \
+			stream_opened(fp_, mode, added_, UFD_CALL_##name); \
 		else                                                       \
 			on_failure;                                        \
 		return fp_;                                                \
@@ -100,6 +126,29 @@ UFD_PUBLIC FILE *fopen(const char *path, const char *mode)
 UFD_PUBLIC FILE *fopen64(const char *path, const char *mode)
 {
 	FOPEN_BODY(fopen64, path, mode, (void)0, path, mode);
+}
+
+/* glibc's tmpfile opens its file without close-on-exec: the flag is
+ * set after, under UFD_CLOEXEC (a window a concurrent fork+exec can see,
+ * as for any descriptor set close-on-exec after the fact). */
+static FILE *tmpfile_made(FILE *fp, enum ufd_call call)
+{
+	int fd = fp ? UFD_REAL(fileno)(fp) : -1;
+
+	if (fd > 2 && __builtin_expect(ufd_settings.cloexec, 0))
+		ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
+	ufd_stream_made(fp, call);
+	return fp;
+}
+
+UFD_PUBLIC FILE *tmpfile(void)
+{
+	return tmpfile_made(UFD_REAL(tmpfile)(), UFD_CALL_tmpfile);
+}
+
+UFD_PUBLIC FILE *tmpfile64(void)
+{
+	return tmpfile_made(UFD_REAL(tmpfile64)(), UFD_CALL_tmpfile64);
 }
 
 /*
@@ -317,13 +366,47 @@ UFD_PUBLIC void rewinddir(DIR *dir)
 	UFD_REAL(rewinddir)(dir);
 }
 
+/*
+ * opendir under UFD_MODE=all: the directory opened as glibc's opendir
+ * opens it, made virtual, and the stream made on its backing descriptor
+ * with fdopendir (a DIR's descriptor is glibc's private field), so that
+ * dirfd gives the virtual one.
+ */
+static DIR *opendir_virtual(const char *path)
+{
+	int fd, vfd, saved;
+	DIR *dir;
+
+	/* glibc's own test, before any system call (a bad pointer faults
+	 * there without ufd too). */
+	if (path[0] == '\0') {
+		errno = ENOENT;
+		return NULL;
+	}
+	fd = UFD_REAL(openat)(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_DIRECTORY |
+					      O_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	vfd = newfd_virtual_or_real(fd, UFD_CALL_opendir);
+	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
+	if (!dir) {
+		saved = errno;
+		ufd_close(vfd);
+		errno = saved;
+	}
+	return dir;
+}
+
 UFD_PUBLIC DIR *opendir(const char *path)
 {
 	const char *real_path = path;
 	DIR *dir;
 
 	UFD_PATH_BEFORE(real_path);
-	dir = UFD_REAL(opendir)(real_path);
+	if (__builtin_expect(ufd_settings.mode_all, 0))
+		dir = opendir_virtual(real_path);
+	else
+		dir = UFD_REAL(opendir)(real_path);
 
 	if (dir && ufd_path_is_fd_dir(path))
 		listing_track(dir);

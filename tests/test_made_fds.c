@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <linux/nsfs.h>
 #include <linux/sockios.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,9 @@
 static int failed;
 
 /* fd, which call made, is what the settings ask for, and open. */
-static void check(const char *call, int fd)
+/* As check, without closing fd; with cloexec 0, the close-on-exec flag
+ * is not checked. */
+static int check_open(const char *call, int fd, int cloexec_too)
 {
 	const char *all = getenv("UFD_MODE"), *cloexec = getenv("UFD_CLOEXEC");
 	struct stat st;
@@ -48,7 +51,7 @@ static void check(const char *call, int fd)
 	if (fd < 0) {
 		printf("FAIL %s: -1 (%m)\n", call);
 		failed++;
-		return;
+		return 0;
 	}
 	if (fstat(fd, &st) != 0) {
 		printf("FAIL %s: made %d, which fstat says is not open\n", call, fd);
@@ -58,12 +61,83 @@ static void check(const char *call, int fd)
 		printf("FAIL %s: made %d, not virtual under UFD_MODE=all\n", call, fd);
 		failed++;
 	}
-	if (cloexec && !strcmp(cloexec, "1") && !(fcntl(fd, F_GETFD) & FD_CLOEXEC)) {
+	if (cloexec_too && cloexec && !strcmp(cloexec, "1") &&
+	    !(fcntl(fd, F_GETFD) & FD_CLOEXEC)) {
 		printf("FAIL %s: made %d, not close-on-exec under UFD_CLOEXEC=1\n", call, fd);
 		failed++;
 	}
 	printf("%s: %d\n", call, fd);
-	close(fd);
+	return 1;
+}
+
+static void check(const char *call, int fd)
+{
+	if (check_open(call, fd, 1))
+		close(fd);
+}
+
+/* After the stream's own close: its descriptor is gone. */
+static void check_closed(const char *call, int fd, int closed)
+{
+	if (closed != 0 || fcntl(fd, F_GETFD) != -1 || errno != EBADF) {
+		printf("FAIL %s: closing the stream returned %d, and left %d open\n",
+		       call, closed, fd);
+		failed++;
+	}
+}
+
+/*
+ * Streams whose descriptor libc makes (fopen, tmpfile, popen, opendir):
+ * the descriptor fileno or dirfd gives is what the settings ask for, the
+ * stream works on it, and closing the stream closes it.  (popen's
+ * descriptor is libc's to make close-on-exec or not: not checked.)
+ */
+static void check_streams(void)
+{
+	char line[256], path[64];
+	struct dirent *ent;
+	FILE *fp;
+	DIR *dir;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ufd-made-fds-%d", (int)getpid());
+	fp = fopen(path, "w");
+	if (fp && check_open("fopen(w)", fd = fileno(fp), 1)) {
+		if (fputs("written\n", fp) < 0)
+			failed++, printf("FAIL fputs\n");
+		check_closed("fopen(w)", fd, fclose(fp));
+	}
+	fp = fopen(path, "r");
+	if (fp && check_open("fopen(r)", fd = fileno(fp), 1)) {
+		if (!fgets(line, sizeof(line), fp) || strcmp(line, "written\n"))
+			failed++, printf("FAIL fopen(r): read back '%s'\n", line);
+		check_closed("fopen(r)", fd, fclose(fp));
+	}
+	unlink(path);
+	fp = tmpfile();
+	if (fp && check_open("tmpfile", fd = fileno(fp), 1)) {
+		line[0] = '\0';
+		if (fputs("temporary\n", fp) < 0 || fseek(fp, 0, SEEK_SET) != 0 ||
+		    !fgets(line, sizeof(line), fp) || strcmp(line, "temporary\n"))
+			failed++, printf("FAIL tmpfile: read back '%s'\n", line);
+		check_closed("tmpfile", fd, fclose(fp));
+	}
+	fp = popen("echo from the shell", "r");
+	if (fp && check_open("popen", fd = fileno(fp), 0)) {
+		line[0] = '\0';
+		if (!fgets(line, sizeof(line), fp) || strcmp(line, "from the shell\n"))
+			failed++, printf("FAIL popen: read '%s'\n", line);
+		check_closed("popen", fd, pclose(fp));
+	}
+	dir = opendir("/");
+	if (dir && check_open("opendir", fd = dirfd(dir), 1)) {
+		ent = readdir(dir);
+		if (!ent)
+			failed++, printf("FAIL opendir: readdir found nothing\n");
+		check_closed("opendir", fd, closedir(dir));
+	}
+	if (!fp || !dir)
+		failed++, printf("FAIL a stream could not be made (%m)\n");
 }
 
 /* A call the kernel may refuse here (permissions, configuration): only
@@ -269,6 +343,7 @@ int main(void)
 		check("getsockopt(SO_PEERPIDFD)", pidfd);
 	check_syscalls();
 	check_audited();
+	check_streams();
 	{
 		const char *all = getenv("UFD_MODE");
 
