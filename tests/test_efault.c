@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "ufd.h"
+#include "ufd_test.h"
 
 extern char **environ;
 
@@ -211,7 +212,7 @@ static long memory_call(int call, enum kind kind)
 	struct timeval tv = { 0, 0 };
 	struct msghdr msg = { 0 };
 	struct iovec iov = { "x", 1 };
-	int other, s, fd;
+	int other = -1, s, fd;
 
 	switch (call) {
 	case 0: return poll(pfd, 2, 0);
@@ -311,27 +312,8 @@ static int cases(int hold)
 static int run(const char *self, const char *config, char **envp, char *out,
 	       size_t size)
 {
-	int p[2], status;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC) != 0)
-		exit(2);
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		execve(self, (char *[]){ (char *)self, "cases", (char *)config, NULL },
-		       envp);
-		_exit(127);
-	}
-	close(p[1]);
-	while (len < size - 1 && (n = read(p[0], out + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	out[len] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	return status;
+	return run_capture((char *[]){ (char *)self, "cases", (char *)config, NULL },
+			   envp, out, size);
 }
 
 /* Compare two outputs line by line; print the lines that differ. */

@@ -177,27 +177,10 @@ static int run_case(int c)
 static int run(const char *self, int c, char **envp, char *out, size_t size)
 {
 	char arg[16];
-	int p[2], status;
-	size_t len = 0;
-	ssize_t n;
-	pid_t pid;
 
 	snprintf(arg, sizeof(arg), "%d", c);
-	if (pipe2(p, O_CLOEXEC) != 0)
-		exit(2);
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], 1);
-		execve(self, (char *[]){ (char *)self, "case", arg, NULL }, envp);
-		_exit(127);
-	}
-	close(p[1]);
-	while (len < size - 1 && (n = read(p[0], out + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	out[len] = '\0';
-	close(p[0]);
-	waitpid(pid, &status, 0);
-	return status;
+	return run_capture((char *[]){ (char *)self, "case", arg, NULL }, envp, out,
+			   size);
 }
 
 int main(int argc, char **argv)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ufd.h"
@@ -133,6 +134,36 @@ static inline int raise_nofile(rlim_t want)
 		return 0;
 	rl.rlim_cur = want;
 	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+/*
+ * Run the program argv[0] with argv and envp, its standard output into
+ * out (size bytes, NUL-terminated, cut if longer); returns its wait
+ * status.  For tests that run themselves once bare and once under ufd.
+ */
+static inline int run_capture(char *const argv[], char **envp, char *out,
+			      size_t size)
+{
+	int p[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		exit(2);
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(p[1]);
+	while (len < size - 1 && (n = read(p[0], out + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return status;
 }
 
 #endif /* UFD_TEST_H */
