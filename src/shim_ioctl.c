@@ -128,6 +128,8 @@ static int dedupe(int fd, void *arg)
 {
 	char copy[4096];
 	struct file_dedupe_range head, *range = (struct file_dedupe_range *)copy;
+	/* The caller's numbers, written back in place of the translated. */
+	int64_t named[(sizeof(copy) - sizeof(head)) / sizeof(struct file_dedupe_range_info)];
 	size_t size;
 	int r;
 
@@ -137,23 +139,15 @@ static int dedupe(int fd, void *arg)
 	if (size > sizeof(copy) || ufd_sys_read_self(copy, arg, size) != (long)size)
 		return UFD_REAL(ioctl)(fd, FIDEDUPERANGE, arg);
 	for (unsigned i = 0; i < head.dest_count; i++) {
-		int64_t dest = range->info[i].dest_fd;
+		int64_t dest = named[i] = range->info[i].dest_fd;
 
 		if (dest >= INT32_MIN && dest <= INT32_MAX)
 			range->info[i].dest_fd = vfd_translate((int)dest);
 	}
 	r = UFD_REAL(ioctl)(fd, FIDEDUPERANGE, copy);
 	if (r == 0) {
-		struct file_dedupe_range_info *mine = range->info;
-		struct file_dedupe_range_info *theirs = ((struct file_dedupe_range *)arg)->info;
-
-		for (unsigned i = 0; i < head.dest_count; i++) {
-			/* The kernel has just read the caller's array: the
-			 * dest_fd values are what the caller wrote there. */
-			if (ufd_sys_read_self(&mine[i].dest_fd, &theirs[i].dest_fd,
-					      sizeof(mine[i].dest_fd)) < 0)
-				break;
-		}
+		for (unsigned i = 0; i < head.dest_count; i++)
+			range->info[i].dest_fd = named[i];
 		if (ufd_sys_write_self(arg, copy, size) != (long)size)
 			return ufd_ret(-EFAULT);
 	}

@@ -110,6 +110,8 @@ static long read_string(const char *s, char *buf, size_t size, int prefix)
 
 	if (ufd_unmapped(s))
 		return -1;
+	/* A page at a time, to stop at the one that holds the NUL: the
+	 * pages after it may be unmapped, or cost a system call each. */
 	while (done < want) {
 		size_t piece = 4096 - (((uintptr_t)s + done) & 4095);
 		long n;
