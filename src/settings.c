@@ -27,6 +27,18 @@ char *secure_getenv(const char *name);
 
 extern char **environ;
 
+/* Whether the environment holds any UFD_* variable: most processes have
+ * none, and then no setting need be looked for (each look-up would scan
+ * the whole environment again, at every start-up). */
+static int any_setting;
+
+/* The value of setting `name`, or NULL: secure_getenv, once there is any
+ * UFD_* variable at all. */
+static const char *setting(const char *name)
+{
+	return any_setting ? secure_getenv(name) : NULL;
+}
+
 /*
  * The environment setting `name`, one of the `n` values in `values` (the
  * first is the default): its index.  Anything else is reported on stderr
@@ -34,7 +46,7 @@ extern char **environ;
  */
 static int choice(const char *name, const char *const *values, int n)
 {
-	const char *s = secure_getenv(name);
+	const char *s = setting(name);
 
 	if (!s || !*s)
 		return 0;
@@ -56,7 +68,7 @@ static int choice(const char *name, const char *const *values, int n)
  * is reported and left to the kernel's random seed. */
 static void read_seed(void)
 {
-	const char *s = secure_getenv("UFD_SEED");
+	const char *s = setting("UFD_SEED");
 	char *end;
 	unsigned long long v;
 
@@ -148,7 +160,7 @@ static int exclude_range(const char *item)
 
 static void read_exclude(void)
 {
-	const char *s = secure_getenv("UFD_EXCLUDE"), *p, *why = NULL;
+	const char *s = setting("UFD_EXCLUDE"), *p, *why = NULL;
 	char item[64];
 
 	if (!s || !*s)
@@ -247,7 +259,9 @@ static void load_once(void)
 	const char *log;
 
 	secure_settings();
-	log = secure_getenv("UFD_LOG");
+	for (char **e = environ; e && *e && !any_setting; e++)
+		any_setting = !strncmp(*e, "UFD_", 4);
+	log = setting("UFD_LOG");
 	ufd_settings.log = log && *log ? log : NULL;
 	ufd_settings.cloexec = choice("UFD_CLOEXEC", zero_one, 2);
 	ufd_settings.mode_all = choice("UFD_MODE", modes, 2);
@@ -255,7 +269,7 @@ static void load_once(void)
 	read_seed();
 	ufd_settings.inherit = choice("UFD_INHERIT", one_zero, 2) == 0;
 	ufd_settings.check_resolve = choice("UFD_CHECK_RESOLVE", zero_one, 2);
-	ufd_settings.handoff = secure_getenv("UFD_HANDOFF");
+	ufd_settings.handoff = setting("UFD_HANDOFF");
 }
 
 void ufd_settings_load(void)
