@@ -28,13 +28,14 @@
 
 /*
  * Is a descriptor the kernel makes the application's just as it is?  So
- * while no setting concerns new descriptors (UFD_CLOEXEC, UFD_MODE=all)
+ * while no setting concerns new descriptors (UFD_CLOEXEC, UFD_MODE,
+ * UFD_REPORT)
  * and the kernel's limit is still the application's (placement.h): then
  * a creating wrapper hands the call straight to libc.  Lock-free.
  */
 static inline int newfd_plain(void)
 {
-	return !(ufd_settings.cloexec | ufd_settings.mode_all) &&
+	return !ufd_settings.newfd_work &&
 	       __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) == UINT_MAX;
 }
 

@@ -20,7 +20,7 @@
 #include "sys.h"
 #include "text.h"
 
-struct ufd_settings ufd_settings = { .inherit = 1 };
+struct ufd_settings ufd_settings = { .inherit = 1, .report_exitcode = -1 };
 
 /* glibc's, declared only under _GNU_SOURCE. */
 char *secure_getenv(const char *name);
@@ -62,6 +62,38 @@ static int choice(const char *name, const char *const *values, int n)
 	fprintf(stderr, "ufd: %s=\"%s\" is not one of %s; using %s\n", name, s,
 		allowed, values[0]);
 	return 0;
+}
+
+/*
+ * A whole decimal number in [lo, hi] from setting `name`, or `dflt` if it
+ * is unset; anything else is reported on stderr and `dflt` used.
+ */
+static int number(const char *name, int lo, int hi, int dflt)
+{
+	const char *s = setting(name), *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return dflt;
+	end = ufd_parse_decimal(s, (unsigned long)hi, &v);
+	if (end && !*end && v >= (unsigned long)lo)
+		return (int)v;
+	fprintf(stderr, "ufd: %s=\"%s\" is not a number from %d to %d; "
+		"ignoring it\n", name, setting(name), lo, hi);
+	return dflt;
+}
+
+/* UFD_RANDOM_MAX: random mode's numbers are below it (at least 4, so that
+ * [3, N) is not empty; at most 2^20, a bitmap's worth per process). */
+static void read_random_max(void)
+{
+	ufd_settings.random_max = number("UFD_RANDOM_MAX", 4, 1 << 20, 0);
+}
+
+/* UFD_REPORT_EXITCODE: an exit status, 0 to 255. */
+static void read_report_exitcode(void)
+{
+	ufd_settings.report_exitcode = number("UFD_REPORT_EXITCODE", 0, 255, -1);
 }
 
 /* UFD_SEED, if set: a number in C syntax (decimal, 0x hex).  Anything else
@@ -255,8 +287,10 @@ static void load_once(void)
 {
 	static const char *const zero_one[] = { "0", "1" };
 	static const char *const one_zero[] = { "1", "0" };
-	static const char *const modes[] = { "transparent", "all" };
-	const char *log;
+	static const char *const modes[] = { "transparent", "all", "random" };
+	static const char *const formats[] = { "text", "json" };
+	const char *log, *report, *suppress;
+	int mode;
 
 	secure_settings();
 	for (char **e = environ; e && *e && !any_setting; e++)
@@ -264,12 +298,24 @@ static void load_once(void)
 	log = setting("UFD_LOG");
 	ufd_settings.log = log && *log ? log : NULL;
 	ufd_settings.cloexec = choice("UFD_CLOEXEC", zero_one, 2);
-	ufd_settings.mode_all = choice("UFD_MODE", modes, 2);
+	mode = choice("UFD_MODE", modes, 3);
+	ufd_settings.mode_all = mode == 1;
+	ufd_settings.mode_random = mode == 2;
+	read_random_max();
+	report = setting("UFD_REPORT");
+	ufd_settings.report = report && *report ? report : NULL;
+	ufd_settings.report_json = choice("UFD_REPORT_FORMAT", formats, 2);
+	ufd_settings.report_leaks = choice("UFD_REPORT_LEAKS", zero_one, 2);
+	read_report_exitcode();
+	suppress = setting("UFD_SUPPRESS");
+	ufd_settings.suppress = suppress && *suppress ? suppress : NULL;
 	read_exclude();
 	read_seed();
 	ufd_settings.inherit = choice("UFD_INHERIT", one_zero, 2) == 0;
 	ufd_settings.check_resolve = choice("UFD_CHECK_RESOLVE", zero_one, 2);
 	ufd_settings.handoff = setting("UFD_HANDOFF");
+	ufd_settings.newfd_work = ufd_settings.cloexec || mode != 0 ||
+				  ufd_settings.report;
 }
 
 void ufd_settings_load(void)

@@ -18,6 +18,22 @@
 struct ufd_settings {
 	int cloexec;	     /* UFD_CLOEXEC=1: every new descriptor is close-on-exec */
 	int mode_all;	     /* UFD_MODE=all: every new descriptor is virtual */
+	int mode_random;     /* UFD_MODE=random: every new descriptor is real,
+			      * moved to a random free number below
+			      * random_max */
+	int random_max;	     /* UFD_RANDOM_MAX, or 0: the soft RLIMIT_NOFILE
+			      * capped at FD_SETSIZE */
+	const char *report;  /* UFD_REPORT: "stderr", a file's path, or NULL
+			      * (no reports) */
+	int report_json;     /* UFD_REPORT_FORMAT=json: one object a line */
+	int report_leaks;    /* UFD_REPORT_LEAKS=1: descriptors open at exit */
+	int report_exitcode; /* UFD_REPORT_EXITCODE, or -1: exit status of a
+			      * process that reported anything */
+	const char *suppress; /* UFD_SUPPRESS: the suppressions file, or NULL */
+	int newfd_work;	     /* any setting above that concerns new
+			      * descriptors (UFD_CLOEXEC, UFD_MODE other than
+			      * transparent, UFD_REPORT): one load tells a
+			      * creating wrapper it has nothing to do */
 	int inherit;	     /* UFD_INHERIT, 1 unless =0: children get ufd */
 	int seed_fixed;	     /* UFD_SEED was given ... */
 	uint64_t seed;	     /* ... and is this */

@@ -296,8 +296,7 @@ UFD_PUBLIC int pipe2(int fds[2], int flags)
 
 UFD_PUBLIC int pipe(int fds[2])
 {
-	if (ufd_settings.cloexec || ufd_settings.mode_all ||
-	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX)
+	if (!newfd_plain())
 		return ufd_ret(make_pipe(fds, 0, UFD_CALL_pipe));
 	return UFD_REAL(pipe)(fds);
 }
