@@ -242,25 +242,19 @@ static int op_accept(void) { return accept_one(-1); }
 static int op_accept4(void) { return accept_one(SOCK_CLOEXEC); }
 static int op_vaccept4(void) { return accept_one(SOCK_UNSEQ); }
 
-static int op_pipe(void)
+/* pipe (flags < 0) or pipe2, and two closes. */
+static int pipe_flags(int flags)
 {
 	int p[2];
 
-	if (pipe(p) != 0)
+	if ((flags < 0 ? pipe(p) : pipe2(p, flags)) != 0)
 		return 1;
 	note(p[0]);
 	return close_ok(p[0]) + close_ok(p[1]);
 }
 
-static int op_pipe2(void)
-{
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return 1;
-	note(p[0]);
-	return close_ok(p[0]) + close_ok(p[1]);
-}
+static int op_pipe(void) { return pipe_flags(-1); }
+static int op_pipe2(void) { return pipe_flags(O_CLOEXEC); }
 
 static int op_dup(void) { return close_ok(note(dup(zero_fd))); }
 static int op_vdup(void) { return close_ok(note(dup(vzero_fd))); }
@@ -279,21 +273,16 @@ static int op_close(void)
 	return close_ok(note((int)ufd_sys6(SYS_dup, raw_fd, 0, 0, 0, 0, 0)));
 }
 
-static int op_read(void)
+static int read_none(int fd)
 {
 	char c;
 
-	note(zero_fd);
-	return read(zero_fd, &c, 0) != 0;
+	note(fd);
+	return read(fd, &c, 0) != 0;
 }
 
-static int op_vread(void)
-{
-	char c;
-
-	note(vzero_fd);
-	return read(vzero_fd, &c, 0) != 0;
-}
+static int op_read(void) { return read_none(zero_fd); }
+static int op_vread(void) { return read_none(vzero_fd); }
 
 static int op_msg(void)
 {
