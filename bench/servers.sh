@@ -38,6 +38,7 @@ if [ -n "$missing" ]; then
 		chmod +x /usr/sbin/policy-rc.d
 		policy=1
 	fi
+	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 	[ -z "$policy" ] || rm -f /usr/sbin/policy-rc.d
 fi
