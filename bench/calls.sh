@@ -51,6 +51,8 @@ printf '%-24s %8s %8d %+8d\n' "dup2(ALLOC) + close" "" "$under" $((under - plain
 plain=$(per_op "" open)
 under=$(UFD_MODE=all per_op "$lib" open)
 printf '%-24s %8s %8d %+8d\n' "open + close, mode all" "" "$under" $((under - plain))
+under=$(UFD_MODE=random per_op "$lib" open)
+printf '%-24s %8s %8d %+8d\n' "open + close, random" "" "$under" $((under - plain))
 plain=$(total "" /bin/true)
 under=$(total "$lib" /bin/true)
 printf '%-24s %8d %8d %+8d\n' "start-up (/bin/true)" "$plain" "$under" $((under - plain))
