@@ -46,19 +46,6 @@ static int failed;
  * sat where the kernel would have put them (no free number below). */
 static int random_made, random_lowest;
 
-/* N of UFD_MODE=random: the soft RLIMIT_NOFILE capped at UFD_RANDOM_MAX,
- * or at FD_SETSIZE. */
-static int random_limit(void)
-{
-	const char *max = getenv("UFD_RANDOM_MAX");
-	struct rlimit rl;
-	int n = max ? atoi(max) : FD_SETSIZE;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)n)
-		n = (int)rl.rlim_cur;
-	return n;
-}
-
 /* Is some number in [3, fd) free?  Without a move, the kernel's lowest
  * free number, none is (probed with fcntl: no descriptor made). */
 static int free_below(int fd)
@@ -76,9 +63,9 @@ static void check_random(const char *call, int fd)
 
 	if (!mode || strcmp(mode, "random"))
 		return;
-	if (fd < 3 || fd >= random_limit() || api_is_virtual(fd)) {
+	if (fd < 3 || fd >= random_range_n() || api_is_virtual(fd)) {
 		printf("FAIL %s: made %d, not a real number in [3, %d) under "
-		       "UFD_MODE=random\n", call, fd, random_limit());
+		       "UFD_MODE=random\n", call, fd, random_range_n());
 		failed++;
 	}
 	random_made++;

@@ -38,22 +38,10 @@
 
 #include "ufd_test.h"
 
-/* N: the soft RLIMIT_NOFILE capped at UFD_RANDOM_MAX, else FD_SETSIZE. */
-static int range_n(void)
-{
-	const char *max = getenv("UFD_RANDOM_MAX");
-	struct rlimit rl;
-	int n = max ? atoi(max) : FD_SETSIZE;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)n)
-		n = (int)rl.rlim_cur;
-	return n;
-}
-
 /* Q, the quarantine's length: N / 4 (random_fd.h). */
 static int quarantine_q(void)
 {
-	return range_n() / 4;
+	return random_range_n() / 4;
 }
 
 static int is_open(int fd)
@@ -124,7 +112,7 @@ static double chi_square_lower(int df)
 
 START_TEST(uniform)
 {
-	int n = range_n(), q = quarantine_q(), low, f = 0, cycles, warm;
+	int n = random_range_n(), q = quarantine_q(), low, f = 0, cycles, warm;
 	int *recent, *count, *cand, *held_out;
 	char *in_f;
 	double rank_expected[RANK_BINS_MAX] = { 0 }, x2 = 0, r2 = 0;
@@ -273,7 +261,7 @@ END_TEST
 
 START_TEST(dupfd_from)
 {
-	int n = range_n(), froms[] = { 3, 10, n / 2, n - 2, n - 1 };
+	int n = random_range_n(), froms[] = { 3, 10, n / 2, n - 2, n - 1 };
 
 	for (unsigned i = 0; i < sizeof(froms) / sizeof(froms[0]); i++) {
 		for (int k = 0; k < 20; k++) {
