@@ -209,16 +209,6 @@ static int ready(void)
 	return 1;
 }
 
-unsigned random_fd_quarantine(void)
-{
-	return ready() ? quarantine : 0;
-}
-
-unsigned random_fd_limit(void)
-{
-	return ready() ? limit : 0;
-}
-
 /* ---- choosing ---- */
 
 static int is_free(unsigned n, uint32_t now)

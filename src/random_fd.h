@@ -13,7 +13,12 @@
  * built from /proc/self/fd at the first use) is only advice: a move is
  * fcntl(fd, F_DUPFD, target), accepted only if the kernel answers target,
  * so an open descriptor is never replaced, and an answer above target
- * teaches the bitmap that [target, answer) is open.
+ * teaches the bitmap that [target, answer) is open.  That is how it learns
+ * of dup2/dup3 targets and of descriptors libc makes for itself, which
+ * it does not see; and a range that looks full is listed from /proc again
+ * (once per Q creations at most), for closes it did not see either.
+ * A dup2 that replaces an open descriptor frees no number: nothing to
+ * quarantine.
  *
  * Quarantine: a number the application closed is not chosen again for
  * the next Q creations, Q = N / 4 (256 for N = 1024): long enough that a
@@ -59,10 +64,5 @@ void random_fd_closed(int fd);
  * CLOSE_RANGE_CLOEXEC, closefrom): those the bitmap believed open are
  * free, in quarantine. */
 void random_fd_closed_range(unsigned first, unsigned last);
-
-/* The quarantine's length Q, and N; 0 before the first use.  For tests and
- * the log. */
-unsigned random_fd_quarantine(void);
-unsigned random_fd_limit(void);
 
 #endif /* UFD_RANDOM_FD_H */
