@@ -1,7 +1,8 @@
 #!/bin/sh
 # Description: ufd-compare on real programs: runs that agree (exit 0), a
 # program that relies on small descriptor numbers (exit 1, the difference
-# shown), usage errors (exit 2), --json, special files left behind, and
+# shown), mode random (select() works; numbers unmasked), usage errors
+# (exit 2), --json, special files left behind, and
 # --strace finding a call that reached the kernel with a virtual number.
 # Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
 set -u
