@@ -15,8 +15,10 @@
  *               up), close-on-exec and the close-on-fork mark move with
  *               the descriptor, dup2/dup3 targets and 0, 1, 2 stay,
  *               virtual descriptors still work, record locks survive;
- *   threads:    threads creating and closing at once: no descriptor is
- *               ever replaced (each thread's files stay its own).
+ *   threads:    threads creating and closing at once, and a signal
+ *               handler doing so in the middle of a thread's creations:
+ *               no descriptor is ever replaced (each file stays its
+ *               own).
  */
 #define _GNU_SOURCE
 #include <check.h>
@@ -24,6 +26,8 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -465,6 +469,64 @@ START_TEST(threads)
 }
 END_TEST
 
+/* A signal handler that makes and closes a descriptor, as a program may
+ * (open and close are async-signal-safe): random mode's state is
+ * lock-free, so the handler can interrupt a creation or a close anywhere. */
+static volatile sig_atomic_t handler_bad;
+static int handler_runs; /* atomic: read by the sending thread */
+
+static void make_in_handler(int sig)
+{
+	int saved = errno, fd = open("/dev/null", O_RDONLY);
+
+	(void)sig;
+	if (fd < 3 || fd >= random_range_n() || close(fd) != 0)
+		handler_bad = 1;
+	__atomic_fetch_add(&handler_runs, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+static int churning = 1;
+
+/* One signal at a time (pending ones merge), each after the last one's
+ * handler ran, for as long as the target thread churns. */
+static void *send_signals(void *arg)
+{
+	pthread_t target = *(pthread_t *)arg;
+
+	while (__atomic_load_n(&churning, __ATOMIC_RELAXED)) {
+		int before = __atomic_load_n(&handler_runs, __ATOMIC_RELAXED);
+
+		if (pthread_kill(target, SIGUSR1) != 0)
+			break;
+		while (__atomic_load_n(&handler_runs, __ATOMIC_RELAXED) == before &&
+		       __atomic_load_n(&churning, __ATOMIC_RELAXED))
+			sched_yield();
+	}
+	return NULL;
+}
+
+START_TEST(signals)
+{
+	struct sigaction sa = { .sa_handler = make_in_handler };
+	pthread_t self = pthread_self(), sender;
+	void *bad = NULL;
+
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	ck_assert_int_eq(pthread_create(&sender, NULL, send_signals, &self), 0);
+	/* churn until a few hundred handlers have run in the middle of it */
+	for (long i = 0; i < 50 && !bad && __atomic_load_n(&handler_runs, __ATOMIC_RELAXED) < 300; i++)
+		bad = churn((void *)(99 + i));
+	__atomic_store_n(&churning, 0, __ATOMIC_RELAXED);
+	ck_assert_int_eq(pthread_join(sender, NULL), 0);
+	ck_assert_int_eq((long)bad, 0);
+	ck_assert_int_eq(handler_bad, 0);
+	ck_assert_int_gt(handler_runs, 0);
+	printf("signals: %d handler runs\n", handler_runs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("random");
@@ -493,6 +555,7 @@ int main(void)
 	tc = tcase_create("threads");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, threads);
+	tcase_add_test(tc, signals);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
