@@ -78,7 +78,7 @@ UFD_PUBLIC int ufd_backing_fd(int fd)
 /*
  * Before main(), and before any other library's constructor that runs
  * later: settings first (every layer reads them), the log, the real
- * functions, the table, then what the shim keeps itself: the listings'
+ * functions, UFD_MODE=random's close (which needs them), the table, then what the shim keeps itself: the listings'
  * fork handlers, and the exec state with the descriptors this program was
  * handed.
  */
@@ -87,6 +87,7 @@ __attribute__((constructor)) static void ufd_init(void)
 	ufd_settings_load();
 	ufd_log_init(ufd_settings.log);
 	ufd_shim_init();
+	ufd_random_init();
 	vfd_init();
 	ufd_stream_init();
 	ufd_signal_init();

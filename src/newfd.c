@@ -190,8 +190,8 @@ int newfd_finish_pair(int fds[2], int added, enum ufd_call call)
 	return 0;
 }
 
-int newfd_finish_flagged(int fd, int virt, unsigned vflags, int added,
-			 enum ufd_call call)
+int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
+			      enum ufd_call call, int from)
 {
 	int r;
 
@@ -206,5 +206,5 @@ int newfd_finish_flagged(int fd, int virt, unsigned vflags, int added,
 	}
 	if ((unsigned)fd >= ufd_app_nofile)
 		return newfd_past_limit(fd);
-	return newfd_finish(fd, added, call);
+	return newfd_finish_from(fd, added, call, from);
 }

@@ -7,8 +7,8 @@
  * layer applies the settings that concern new descriptors, in this order:
  * the application's RLIMIT_NOFILE (ufd holds the kernel's higher:
  * placement.h), UFD_CLOEXEC (never on 0, 1 or 2), UFD_MODE=all and
- * UFD_EXCLUDE, and the process's POSIX record locks, which moving a
- * descriptor into the virtual space must not drop.
+ * UFD_EXCLUDE, UFD_MODE=random (random_fd.h), and the process's POSIX
+ * record locks, which moving a descriptor must not drop.
  *
  * Every function returns >= 0 or -errno and leaves errno alone.  The
  * names say what becomes of the kernel's descriptor when making a virtual
@@ -23,6 +23,7 @@
 
 #include "calls.h"
 #include "placement.h"
+#include "random_fd.h"
 #include "settings.h"
 #include "sys.h"
 
@@ -88,15 +89,25 @@ int newfd_past_limit(int fd);
  * Descriptor fd (>= 0, below the application's limit), just made by the
  * call: a standard stream keeps its flags as the kernel made them (with
  * `added` undone); under UFD_MODE=all anything else becomes virtual
- * (newfd_virtual_or_real).  Returns the descriptor the application gets;
- * never fails.
+ * (newfd_virtual_or_real), under UFD_MODE=random it moves to a random
+ * number from `from` up (random_fd_place: 3 for a creation, n for
+ * F_DUPFD(n)).  Returns the descriptor the application gets; never fails.
  */
-static inline int newfd_finish(int fd, int added, enum ufd_call call)
+static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
+				    int from)
 {
 	newfd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
 		return newfd_virtual_or_real(fd, call);
+	if (__builtin_expect(ufd_settings.mode_random, 0) && fd > 2)
+		return random_fd_place(fd, from, call);
 	return fd;
+}
+
+/* newfd_finish_from for a creation: from 3 up. */
+static inline int newfd_finish(int fd, int added, enum ufd_call call)
+{
+	return newfd_finish_from(fd, added, call, 3);
 }
 
 /*
@@ -111,11 +122,19 @@ int newfd_finish_pair(int fds[2], int added, enum ufd_call call);
  * A descriptor fd (>= 0) that a call just made for real, finished as the
  * call's flags asked: made virtual (virt, with VFD_* flags vflags: as
  * newfd_virtual_or_close), or marked close-on-fork (VFD_CLOFORK in
- * vflags); then as newfd_finish, or closed with -EMFILE past the
- * application's limit.  If the mark cannot be set, fd is closed.  Returns the descriptor or -errno.
+ * vflags); then as newfd_finish_from (from: as there), or closed with
+ * -EMFILE past the application's limit.  If the mark cannot be set, fd is
+ * closed.  Returns the descriptor or -errno.
  */
-int newfd_finish_flagged(int fd, int virt, unsigned vflags, int added,
-			 enum ufd_call call);
+int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
+			      enum ufd_call call, int from);
+
+/* newfd_finish_flagged_from for a creation: from 3 up. */
+static inline int newfd_finish_flagged(int fd, int virt, unsigned vflags,
+				       int added, enum ufd_call call)
+{
+	return newfd_finish_flagged_from(fd, virt, vflags, added, call, 3);
+}
 
 /* The process takes a POSIX record lock (fcntl F_SETLK, lockf): from now
  * on new descriptors of regular files are checked before they move. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sys.h"
+#include "text.h"
 
 static int open_proc(const char *path)
 {
@@ -60,4 +61,38 @@ int ufd_proc_lines(const char *path, int (*line)(const char *text, void *ctx),
 	}
 	ufd_sys_close(fd);
 	return found;
+}
+
+/* The kernel's struct linux_dirent64, which getdents64 fills. */
+struct dirent64_raw {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+int ufd_proc_fds(void (*each)(int n, void *ctx), void *ctx)
+{
+	char buf[512] __attribute__((aligned(8)));
+	int dir = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/proc/self/fd",
+				O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+	long n;
+
+	if (dir < 0)
+		return dir;
+	while ((n = ufd_sys6(SYS_getdents64, dir, (long)buf, sizeof(buf), 0, 0,
+			     0)) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64_raw *d = (struct dirent64_raw *)(buf + off);
+			unsigned long fd;
+			const char *end = ufd_parse_decimal(d->name, 0x7fffffffUL, &fd);
+
+			if (end && !*end && (int)fd != dir)
+				each((int)fd, ctx);
+			off += d->reclen;
+		}
+	}
+	ufd_sys_close(dir);
+	return n < 0 ? (int)n : 0;
 }

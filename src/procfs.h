@@ -25,4 +25,11 @@ long ufd_proc_read(const char *path, char *buf, size_t size);
 int ufd_proc_lines(const char *path, int (*line)(const char *text, void *ctx),
 		   void *ctx);
 
+/*
+ * Call each(n, ctx) on every descriptor number n open in this process, as
+ * /proc/self/fd lists them, except the listing's own.  Returns 0, or -errno
+ * if the directory cannot be opened or read.
+ */
+int ufd_proc_fds(void (*each)(int n, void *ctx), void *ctx);
+
 #endif /* UFD_PROCFS_H */

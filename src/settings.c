@@ -121,7 +121,8 @@ static void read_seed(void)
 
 /* ---- UFD_EXCLUDE ----
  *
- * A comma-separated list of what UFD_MODE=all leaves real: call names
+ * A comma-separated list of what UFD_MODE=all leaves real (and
+ * UFD_MODE=random where the kernel put it): call names
  * ("socket", "accept4"; "open" also covers open64, __open_2 and
  * __open64_2, see call_family) and descriptor numbers or ranges ("3-9":
  * a descriptor the kernel numbered 3 to 9 stays where it is).
@@ -224,9 +225,9 @@ static void read_exclude(void)
 			"ignoring UFD_EXCLUDE\n", s, item, why);
 		memset(call_excluded, 0, sizeof(call_excluded));
 		excluded_range_count = 0;
-	} else if (!ufd_settings.mode_all) {
+	} else if (!ufd_settings.mode_all && !ufd_settings.mode_random) {
 		fprintf(stderr, "ufd: UFD_EXCLUDE is set but has no effect "
-			"without UFD_MODE=all\n");
+			"without UFD_MODE=all or random\n");
 	}
 }
 

@@ -151,6 +151,14 @@ void ufd_stream_made(FILE *fp, enum ufd_call call);
 void ufd_stream_init(void);
 
 /*
+ * UFD_MODE=random's start-up, from the constructor after ufd_shim_init:
+ * random_fd_init, and close_random in front of the real close (whatever
+ * function is there: one after ufd may chain to it too).  Does nothing in
+ * the other modes.  Not async-signal-safe.
+ */
+void ufd_random_init(void);
+
+/*
  * If info (of signal sig, written by the kernel) is an F_SETSIG signal's
  * (si_code POLL_IN..POLL_HUP) about a backing descriptor, its si_fd
  * becomes the virtual descriptor.  Signals whose kernel codes 1..6 mean

@@ -708,7 +708,10 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 			ufd_sys_close(r);
 			return ufd_ret(-EINVAL);
 		}
-		return ret_flagged(r, 0, vflags & VFD_CLOFORK, added, call);
+		/* UFD_MODE=random draws from argi up, as F_DUPFD asks. */
+		return r < 0 ? r
+			     : ufd_ret(newfd_finish_flagged_from(r, 0, vflags & VFD_CLOFORK,
+								 added, call, argi));
 	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
@@ -829,8 +832,14 @@ __attribute__((noinline)) int ufd_close(int fd)
 	if (vfd_in_space(fd))
 		return vfd_close(fd);
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
-	if (vfd_guarded(fd))
-		return vfd_real_close(fd);
+	if (vfd_guarded(fd)) {
+		int r = vfd_real_close(fd);
+
+		/* A raw close, which close_random below does not see. */
+		if (__builtin_expect(ufd_settings.mode_random, 0) && r != -EBADF)
+			random_fd_closed(fd);
+		return r;
+	}
 	/* libc's, so that interposers after ufd (a sanitizer's) see it. */
 	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
 }
@@ -848,9 +857,46 @@ UFD_PUBLIC int close(int fd)
 	return UFD_REAL(close)(fd);
 }
 
+/*
+ * UFD_MODE=random sees the application's closes here: close_random is put
+ * in front of libc's close at start-up (ufd_random_init), so that close
+ * pays nothing for it in the other modes.  It chains to the function that
+ * was there, which need not be libc's.
+ */
+static int (*close_before_random)(int);
+
+static int close_random(int fd)
+{
+	int r = close_before_random(fd);
+
+	/* Linux frees the number even when close fails, except for EBADF. */
+	if (r == 0 || errno != EBADF)
+		random_fd_closed(fd);
+	return r;
+}
+
+void ufd_random_init(void)
+{
+	if (!ufd_settings.mode_random)
+		return;
+	random_fd_init();
+	close_before_random = UFD_REAL(close);
+	__atomic_store_n(&ufd_real_close, close_random, __ATOMIC_RELAXED);
+}
+
+/* close_range and closefrom: what they closed, for UFD_MODE=random. */
+static int closed_range(int r, unsigned first, unsigned last, unsigned flags)
+{
+	if (__builtin_expect(ufd_settings.mode_random, 0) && r == 0 &&
+	    !(flags & CLOSE_RANGE_CLOEXEC))
+		random_fd_closed_range(first, last);
+	return r;
+}
+
 UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 {
-	return ufd_ret(vfd_close_range(first, last, (unsigned)flags));
+	return ufd_ret(closed_range(vfd_close_range(first, last, (unsigned)flags),
+				    first, last, (unsigned)flags));
 }
 
 /*
@@ -861,7 +907,8 @@ UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
  */
 UFD_PUBLIC void closefrom(int lowfd)
 {
-	int r = vfd_close_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U, 0);
+	unsigned first = lowfd < 0 ? 0 : (unsigned)lowfd;
+	int r = closed_range(vfd_close_range(first, ~0U, 0), first, ~0U, 0);
 
 	if (r < 0) {
 		static const char msg[] = "ufd: closefrom: close_range failed\n";

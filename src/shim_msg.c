@@ -58,7 +58,13 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 	return changed;
 }
 
-/* UFD_MODE=all: a descriptor received with SCM_RIGHTS is a new one too. */
+/* UFD_MODE=all and random: a descriptor received with SCM_RIGHTS is a new
+ * one too. */
+static inline int rights_are_new(void)
+{
+	return ufd_settings.mode_all | ufd_settings.mode_random;
+}
+
 static int received_msg(int fd)
 {
 	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmsg);
@@ -75,7 +81,7 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
-	if (r >= 0 && __builtin_expect(ufd_settings.mode_all, 0))
+	if (r >= 0 && __builtin_expect(rights_are_new(), 0))
 		map_rights(msg, received_msg, 1);
 	return r;
 }
@@ -87,7 +93,7 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	for (int i = 0; __builtin_expect(ufd_settings.mode_all, 0) && i < r; i++)
+	for (int i = 0; __builtin_expect(rights_are_new(), 0) && i < r; i++)
 		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
 	return r;
 }

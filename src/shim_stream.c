@@ -56,7 +56,8 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 {
 	int fd, vfd, backing, saved;
 
-	if (__builtin_expect(!ufd_settings.mode_all, 1) || !fp)
+	if (__builtin_expect(!ufd_settings.mode_all && !ufd_settings.mode_random, 1) ||
+	    !fp)
 		return;
 	/* _fileno: the stream's descriptor, in glibc's FILE (struct
 	 * _IO_FILE, part of its installed ABI), which every stream
@@ -67,7 +68,7 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0))
 		return;
 	saved = errno;
-	vfd = newfd_virtual_or_real(fd, call);
+	vfd = newfd_finish(fd, 0, call); /* virtual, or moved (random) */
 	backing = vfd_translate(vfd);
 	/* Moved (fd is closed now): the stream goes with it.  Adopted
 	 * where it is (record locks), or left real: nothing to do. */
@@ -367,12 +368,12 @@ UFD_PUBLIC void rewinddir(DIR *dir)
 }
 
 /*
- * opendir under UFD_MODE=all: the directory opened as glibc's opendir
- * opens it, made virtual, and the stream made on its backing descriptor
- * with fdopendir (a DIR's descriptor is glibc's private field), so that
- * dirfd gives the virtual one.
+ * opendir under UFD_MODE=all or random: the directory opened as glibc's
+ * opendir opens it, made virtual (or moved), and the stream made on its
+ * backing descriptor with fdopendir (a DIR's descriptor is glibc's private
+ * field), so that dirfd gives the virtual one.
  */
-static DIR *opendir_virtual(const char *path)
+static DIR *opendir_moved(const char *path)
 {
 	int fd, vfd, saved;
 	DIR *dir;
@@ -387,7 +388,7 @@ static DIR *opendir_virtual(const char *path)
 					      O_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	vfd = newfd_virtual_or_real(fd, UFD_CALL_opendir);
+	vfd = newfd_finish(fd, 0, UFD_CALL_opendir);
 	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
 	if (!dir) {
 		saved = errno;
@@ -403,8 +404,8 @@ UFD_PUBLIC DIR *opendir(const char *path)
 	DIR *dir;
 
 	UFD_PATH_BEFORE(real_path);
-	if (__builtin_expect(ufd_settings.mode_all, 0))
-		dir = opendir_virtual(real_path);
+	if (__builtin_expect(ufd_settings.mode_all | ufd_settings.mode_random, 0))
+		dir = opendir_moved(real_path);
 	else
 		dir = UFD_REAL(opendir)(real_path);
 
@@ -456,24 +457,35 @@ static void forget_owner(int real_fd)
 		vfd_real_closing(real_fd);
 }
 
+/* libc closed a stream's descriptor fd (its own close, unseen): for
+ * UFD_MODE=random's quarantine.  Returns r. */
+static int stream_closed(int r, int fd)
+{
+	if (__builtin_expect(ufd_settings.mode_random, 0) && fd >= 0)
+		random_fd_closed(fd);
+	return r;
+}
+
 UFD_PUBLIC int fclose(FILE *fp)
 {
 	int saved = errno;
-
 	/* fileno fails (EBADF) for streams with no descriptor. */
-	forget_owner(UFD_REAL(fileno)(fp));
+	int fd = UFD_REAL(fileno)(fp);
+
+	forget_owner(fd);
 	errno = saved;
-	return UFD_REAL(fclose)(fp);
+	return stream_closed(UFD_REAL(fclose)(fp), fd);
 }
 
 /* popen's stream: a real pipe, possibly with a close-on-fork mark. */
 UFD_PUBLIC int pclose(FILE *fp)
 {
 	int saved = errno;
+	int fd = UFD_REAL(fileno)(fp);
 
-	forget_owner(UFD_REAL(fileno)(fp));
+	forget_owner(fd);
 	errno = saved;
-	return UFD_REAL(pclose)(fp);
+	return stream_closed(UFD_REAL(pclose)(fp), fd);
 }
 
 /* Does real descriptor fd name the directory listing this process's
@@ -509,17 +521,18 @@ UFD_PUBLIC int dirfd(DIR *dir)
 
 UFD_PUBLIC int closedir(DIR *dir)
 {
-	int saved = errno;
+	int saved = errno, fd = -1;
 
 	/* glibc answers closedir(NULL) with EINVAL, but declares dir nonnull:
 	 * hide the pointer from the optimiser so the NULL test stays. */
 	__asm__("" : "+r"(dir));
 	if (dir) {
-		forget_owner(UFD_REAL(dirfd)(dir));
+		fd = UFD_REAL(dirfd)(dir);
+		forget_owner(fd);
 		listing_forget(dir);
 	}
 	errno = saved;
-	return UFD_REAL(closedir)(dir);
+	return stream_closed(UFD_REAL(closedir)(dir), fd);
 }
 
 UFD_PUBLIC int dprintf(int fd, const char *restrict fmt, ...)

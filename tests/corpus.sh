@@ -7,7 +7,8 @@
 # descriptor numbers masked. Most entries must agree (exit 0). The few
 # that differ because the program really depends on small descriptor
 # numbers must differ in exactly the expected way (exit 1, the listed
-# differences, the expected text): findings, README "Corpus".
+# differences, the expected text): findings, README "Corpus". The
+# select() entries run again in UFD_MODE=random, where they must agree.
 # Usage: corpus.sh UFD_COMPARE CORPUS_DIR   (UFD_TEST_PRELOAD: see below)
 # UFD_CORPUS_SEED=N reruns with the numbering of an earlier run (each run
 # prints its seed); UFD_CORPUS_ONLY=word runs the entries whose name
@@ -144,6 +145,16 @@ run "make -j2 (jobserver, pselect)" "exit status,stdout,stderr,file b,file c" \
 # select() works, and everything else is still virtual.
 compare_options="-x pipe"
 run "make -j2 with UFD_EXCLUDE=pipe" agree '*' "make" -- make -s -j2 -f "$c/jobs.mk"
+compare_options=
+
+# ---- UFD_MODE=random: the entries above that differ only because their
+# numbers were above FD_SETSIZE agree when the numbers are real, random
+# and below 1024 ----
+compare_options="-m random"
+run "random mode: python3 select.select() on a pipe" agree '*' "$py" -- "$py" "$c/select.py"
+run "random mode: perl IO::Select on a pipe" agree '*' "perl" -- perl "$c/select.pl"
+run "random mode: bash read -t 0 -u FD (select)" agree '*' "bash" -- bash "$c/readtimeout.bash"
+run "random mode: make -j2 (jobserver, pselect)" agree '*' "make" -- make -s -j2 -f "$c/jobs.mk"
 compare_options=
 
 total=$(( ($(now) - t0) / 1000000000 ))

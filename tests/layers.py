@@ -37,7 +37,7 @@ LAYERS = [
      ["vfd_table.h", "vfd_internal.h", "vfd_table.c", "handoff.h",
       "handoff.c"]),
     ("newfd", "what happens to a descriptor a call has just made",
-     ["newfd.h", "newfd.c"]),
+     ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
      ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_ioctl.c",
       "shim_stream.c", "shim_exec.c", "shim_path.c", "shim_limits.c",

@@ -4,8 +4,10 @@
  * (TIOCGPTPEER, NS_GET_USERNS, SIOCGSKNS, getsockopt SO_PEERPIDFD), and
  * those that the creating system calls make through syscall() (openat,
  * socket, pipe2, dup, pidfd_open, memfd_create, eventfd2, ...), are new
- * descriptors like any other: virtual under UFD_MODE=all, close-on-exec
- * under UFD_CLOEXEC=1, usable, and below the application's RLIMIT_NOFILE.  Run under ufd with one of those
+ * descriptors like any other: virtual under UFD_MODE=all, a real number
+ * in [3, N) away from the kernel's lowest under UFD_MODE=random,
+ * close-on-exec under UFD_CLOEXEC=1, usable, and below the application's
+ * RLIMIT_NOFILE.  Run under ufd with one of those
  * settings (tests/meson.build runs it with each); it checks what the
  * setting in its environment asks for.
  */
@@ -40,6 +42,39 @@
 
 static int failed;
 
+/* UFD_MODE=random: how many descriptors were made and how many of them
+ * sat where the kernel would have put them (no free number below). */
+static int random_made, random_lowest;
+
+/* Is some number in [3, fd) free?  Without a move, the kernel's lowest
+ * free number, none is (probed with fcntl: no descriptor made). */
+static int free_below(int fd)
+{
+	for (int n = 3; n < fd; n++)
+		if (fcntl(n, F_GETFD) == -1)
+			return 1;
+	return 0;
+}
+
+/* Under UFD_MODE=random: fd is a real number in [3, N), and counted. */
+static void check_random(const char *call, int fd)
+{
+	const char *mode = getenv("UFD_MODE");
+
+	if (!mode || strcmp(mode, "random"))
+		return;
+	if (fd < 3 || fd >= random_range_n() || api_is_virtual(fd)) {
+		printf("FAIL %s: made %d, not a real number in [3, %d) under "
+		       "UFD_MODE=random\n", call, fd, random_range_n());
+		failed++;
+	}
+	random_made++;
+	if (!free_below(fd)) {
+		printf("%s: %d is the lowest free number\n", call, fd);
+		random_lowest++;
+	}
+}
+
 /* fd, which call made, is what the settings ask for, and open. */
 /* As check, without closing fd; with cloexec 0, the close-on-exec flag
  * is not checked. */
@@ -61,6 +96,7 @@ static int check_open(const char *call, int fd, int cloexec_too)
 		printf("FAIL %s: made %d, not virtual under UFD_MODE=all\n", call, fd);
 		failed++;
 	}
+	check_random(call, fd);
 	if (cloexec_too && cloexec && !strcmp(cloexec, "1") &&
 	    !(fcntl(fd, F_GETFD) & FD_CLOEXEC)) {
 		printf("FAIL %s: made %d, not close-on-exec under UFD_CLOEXEC=1\n", call, fd);
@@ -291,6 +327,10 @@ static void check_syscall_limit(void)
 	if (r < 0)
 		return;
 	close((int)r);
+	/* (under UFD_MODE=random r was anywhere: the lowest free number is
+	 * probed) */
+	for (r = 0; fcntl((int)r, F_GETFD) != -1; r++)
+		;
 	low = rl;
 	low.rlim_cur = (rlim_t)r + 8;
 	if (setrlimit(RLIMIT_NOFILE, &low) != 0) {
@@ -350,6 +390,15 @@ int main(void)
 		/* under UFD_MODE=all the kernel's low numbers free again */
 		if (!all || strcmp(all, "all"))
 			check_syscall_limit();
+	}
+	/* A random number lands on the kernel's lowest only if it falls in
+	 * the block of low numbers open here (about 8 in 1,000): allow a
+	 * few (fixed seed in tests/meson.build), not most. */
+	if (random_made) {
+		printf("UFD_MODE=random: %d made, %d at the kernel's lowest number\n",
+		       random_made, random_lowest);
+		if (random_lowest > 5 || random_lowest * 4 > random_made)
+			failed++, printf("FAIL UFD_MODE=random: not moved\n");
 	}
 	printf("%s\n", failed ? "FAIL" : "ok");
 	return failed ? 1 : 0;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Description: ufd-compare on real programs: runs that agree (exit 0), a
 # program that relies on small descriptor numbers (exit 1, the difference
-# shown), usage errors (exit 2), --json, special files left behind, and
+# shown), mode random (select() works; numbers unmasked), usage errors
+# (exit 2), --json, special files left behind, and
 # --strace finding a call that reached the kernel with a virtual number.
 # Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
 set -u
@@ -30,6 +31,13 @@ sel='import os, select; r, w = os.pipe(); os.write(w, b"x"); print(select.select
 out=$(under -- python3 -c "$sel")
 [ $? -eq 1 ] || fail "python select() on a virtual pipe: not exit 1: $out"
 out=$(under -x pipe -- python3 -c "$sel") || fail "-x pipe: exit $?: $out"
+
+# Mode random: python's select() works (real numbers below 1024), and
+# bash's {x} is still a number other than the kernel's lowest.
+out=$(under -m random -- python3 -c "$sel") || fail "-m random, select(): exit $?: $out"
+out=$(under -m random -s 3 -- "$bash" -c 'exec {x}</etc/hostname; [ $x -lt 1024 ] && echo small; echo $x')
+[ $? -eq 1 ] || fail "-m random: bash's {x} at the kernel's number: $out"
+case $out in *"differs: stdout"*small*small*) ;; *) fail "-m random difference not shown: $out" ;; esac
 
 json=$(under --json -- "$bash" -c 'echo same') || fail "--json exit $?"
 echo "$json" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["agree"] is True and d["status"]==[0,0], d' ||

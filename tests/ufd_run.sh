@@ -1,6 +1,7 @@
 #!/bin/sh
-# Description: the ufd-run launcher and UFD_MODE=all on unmodified
-# programs: bash's own descriptors become virtual and random, pipelines,
+# Description: the ufd-run launcher and UFD_MODE=all and random on
+# unmodified programs: bash's own descriptors become virtual and random
+# (random real numbers below 1024 in mode random), pipelines,
 # here-documents and process substitution keep working, children inherit
 # the virtual descriptors, and bad options and settings get clear messages.
 # Usage: ufd_run.sh UFD_RUN BASH   (UFD_TEST_PRELOAD: extra preloads, e.g. ASan)
@@ -52,4 +53,14 @@ want=$("$bash" -c "$script") || fail "script fails without ufd"
 got=$(under -m all "$bash" -c "$script") || fail "script fails under ufd"
 rm -f "$TMPF"
 [ "$want" = "$got" ] || fail "mode all differs: '$want' vs '$got'"
-echo "PASS: ufd-run and UFD_MODE=all ($x, $a)"
+# UFD_MODE=random: bash's {x} (fcntl F_DUPFD from 10) a real number in
+# [10, 1024), the same for a fixed seed; the script's output as without ufd.
+r=$(under -m random -s 7 "$bash" -c 'exec {x}</etc/hostname; echo $x')
+s=$(under -m random -s 7 "$bash" -c 'exec {x}</etc/hostname; echo $x')
+[ "$r" -ge 10 ] && [ "$r" -lt 1024 ] || fail "mode random gave $r"
+[ "$r" = "$s" ] || fail "mode random, seed 7 gave $r then $s"
+TMPF=$(mktemp) && export TMPF
+got=$(under -m random "$bash" -c "$script") || fail "script fails under mode random"
+rm -f "$TMPF"
+[ "$want" = "$got" ] || fail "mode random differs: '$want' vs '$got'"
+echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r)"

@@ -54,6 +54,19 @@ static inline void load_api(int required)
 	}
 }
 
+/* N of UFD_MODE=random (random_fd.h): the soft RLIMIT_NOFILE capped at
+ * UFD_RANDOM_MAX, else at FD_SETSIZE (1024). */
+static inline int random_range_n(void)
+{
+	const char *max = getenv("UFD_RANDOM_MAX");
+	struct rlimit rl;
+	int n = max ? atoi(max) : 1024;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)n)
+		n = (int)rl.rlim_cur;
+	return n;
+}
+
 /* Is fd a number in the virtual space? */
 static inline int is_vfd(int fd)
 {
