@@ -16,7 +16,7 @@ under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 "$run" 2>/dev/null; [ $? -eq 2 ] || fail "no command: not exit 2"
 msg=$(UFD_MODE=sometimes under "$bash" -c true 2>&1)
 case $msg in
-*'ufd: UFD_MODE="sometimes" is not one of transparent, all; using transparent'*) ;;
+*'ufd: UFD_MODE="sometimes" is not one of transparent, all, random; using transparent'*) ;;
 *) fail "bad UFD_MODE: '$msg'" ;;
 esac
 
