@@ -137,11 +137,16 @@ static void mark_free(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
 {
 	uint32_t off = idx & SEG_MASK, w = off >> 6, s = idx >> FDMAP_SEG_SHIFT;
 
+	/* The summaries change only when what they sum up was full: the
+	 * common release writes the busy word and the counts alone. */
+	if (g->busy[w] == ~0ULL)
+		g->busy_full[w >> 6] &= ~BIT(w);
 	g->busy[w] &= ~BIT(off);
-	g->busy_full[w >> 6] &= ~BIT(w);
-	g->nbusy--;
-	m->seg_full[s >> 6] &= ~BIT(s);
-	m->seg_full_full[s >> 12] &= ~BIT(s >> 6);
+	if (g->nbusy-- == FDMAP_SEG_SLOTS) {
+		if (m->seg_full[s >> 6] == ~0ULL)
+			m->seg_full_full[s >> 12] &= ~BIT(s >> 6);
+		m->seg_full[s >> 6] &= ~BIT(s);
+	}
 	__atomic_store_n(&m->live, m->live - 1, __ATOMIC_RELAXED);
 }
 
