@@ -148,12 +148,7 @@ static uint64_t kernel_seed(void)
  * behind ufd's back and the number reused. */
 int vfd_own_backing(int backing, uint32_t idx)
 {
-	int64_t r;
-
-	if (fdmap_replace(&vfd_backing_map, (uint32_t)backing, idx + 1))
-		return 0;
-	r = fdmap_alloc_exact(&vfd_backing_map, (uint32_t)backing, idx + 1);
-	return r < 0 ? (int)r : 0;
+	return fdmap_put(&vfd_backing_map, (uint32_t)backing, idx + 1);
 }
 
 /* Drop the reverse entry of `backing` if it still names slot idx. */
@@ -458,11 +453,7 @@ static void unmark(int fd)
  * Returns 0 or -ENOMEM.  Table lock held. */
 static int set_mark(int fd, uint32_t flags)
 {
-	int64_t r = 0;
-
-	if (!fdmap_replace(&vfd_mark_map, (uint32_t)fd, VFD_BUSY | flags))
-		r = fdmap_alloc_exact(&vfd_mark_map, (uint32_t)fd, VFD_BUSY | flags);
-	return r < 0 ? (int)r : 0;
+	return fdmap_put(&vfd_mark_map, (uint32_t)fd, VFD_BUSY | flags);
 }
 
 int vfd_real_set_flags(int fd, uint32_t flags)
@@ -779,6 +770,8 @@ static void fork_child(void)
 
 /* ---- set-up ---- */
 
+static int init_done; /* init_once has run */
+
 static void init_once(void)
 {
 	/* The lock is not needed yet: nothing can use the maps before
@@ -789,11 +782,15 @@ static void init_once(void)
 	fdmap_init(&vfd_backing_map, FD_UNSEQ_BASE, 0);
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
 void vfd_init(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	pthread_once(&once, init_once);
+	/* Tested first: every creation calls this, and pthread_once is a
+	 * call into libc. */
+	if (!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
+		pthread_once(&once, init_once);
 }
