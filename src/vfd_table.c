@@ -73,6 +73,41 @@ static void futex(uint32_t *addr, int op, uint32_t val)
 
 __attribute__((noinline)) static void drain_pending(void);
 
+/* vfd_lock when the lock was not free (c, as the failed exchange saw it):
+ * out of line, so that taking a free lock saves no registers. */
+__attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c)
+{
+	if ((c & ~LOCK_WAITERS) == me) {
+		ufd_log_release();
+		return -EBUSY;
+	}
+	for (;;) {
+		if (c == 0) {
+			/* Taken after waiting: others may wait too. */
+			if (__atomic_compare_exchange_n(&table_lock, &c,
+							me | LOCK_WAITERS, 0,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				break;
+			continue;
+		}
+		if (!(c & LOCK_WAITERS) &&
+		    !__atomic_compare_exchange_n(&table_lock, &c, c | LOCK_WAITERS,
+						 0, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
+		futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
+		/* A handler may have forked meanwhile: in the child, this
+		 * thread has another id. */
+		me = my_tid();
+		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
+	}
+	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
+		drain_pending();
+	return 0;
+}
+
 int vfd_lock(void)
 {
 	uint32_t me = my_tid(), c = 0;
@@ -80,33 +115,8 @@ int vfd_lock(void)
 	/* Before the lock is taken, so that no line is written while held. */
 	ufd_log_hold();
 	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED)) {
-		if ((c & ~LOCK_WAITERS) == me) {
-			ufd_log_release();
-			return -EBUSY;
-		}
-		for (;;) {
-			if (c == 0) {
-				/* Taken after waiting: others may wait too. */
-				if (__atomic_compare_exchange_n(
-					    &table_lock, &c, me | LOCK_WAITERS, 0,
-					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-					break;
-				continue;
-			}
-			if (!(c & LOCK_WAITERS) &&
-			    !__atomic_compare_exchange_n(&table_lock, &c,
-							 c | LOCK_WAITERS, 0,
-							 __ATOMIC_RELAXED,
-							 __ATOMIC_RELAXED))
-				continue;
-			futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
-			/* A handler may have forked meanwhile: in the child,
-			 * this thread has another id. */
-			me = my_tid();
-			c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
-		}
-	}
+					 __ATOMIC_RELAXED))
+		return lock_slow(me, c);
 	/* Pending closes are rare: tested here, drained out of line. */
 	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
