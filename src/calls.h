@@ -15,8 +15,8 @@ enum ufd_call {
 	UFD_NCALLS
 };
 
-/* The row's name, as the C identifier: ufd_call_name[UFD_CALL_open] is
- * "open". */
-extern const char *const ufd_call_name[UFD_NCALLS];
+/* The row's name, as the C identifier: ufd_call_name(UFD_CALL_open) is
+ * "open".  call < UFD_NCALLS.  Async-signal-safe. */
+const char *ufd_call_name(enum ufd_call call);
 
 #endif /* UFD_CALLS_H */

@@ -15,6 +15,7 @@
  *   fdmap_alloc_from    the lowest free slot >= n, O(1): two-level bitmaps
  *                       per segment and over segments, scanned with ctz;
  *   fdmap_release       O(1);
+ *   fdmap_put           O(1): replace, or allocate exactly;
  *   fdmap_get           O(1), two loads, no lock.
  *
  * The drawing range for random allocation grows so that with k slots busy,
@@ -95,6 +96,14 @@ uint32_t fdmap_release(struct fdmap *m, uint32_t idx);
  * slot is left alone and 0 returned.  Lookups see either value, never 0.
  */
 uint32_t fdmap_replace(struct fdmap *m, uint32_t idx, uint32_t value);
+
+/*
+ * Store non-zero value in slot idx, busy or free: fdmap_replace's store on
+ * a busy slot, fdmap_alloc_exact on a free one, for a map keyed by a
+ * number that may hold a stale entry.  Returns 0, -EINVAL (value 0),
+ * -ERANGE (idx >= limit) or -ENOMEM.
+ */
+int fdmap_put(struct fdmap *m, uint32_t idx, uint32_t value);
 
 /*
  * Store value in slot idx if the slot still holds old (both non-zero, so a

@@ -154,7 +154,7 @@ int newfd_virtual_or_real(int fd, enum ufd_call call)
 	unsigned vflags;
 
 	if (ufd_settings_exclude(fd, call)) {
-		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name[call], fd);
+		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name(call), fd);
 		return fd;
 	}
 	kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);

@@ -296,7 +296,7 @@ int random_fd_place(int fd, int from, enum ufd_call call)
 	now = __atomic_fetch_add(&creations, 1, __ATOMIC_RELAXED);
 	set_busy((unsigned)fd);
 	if (ufd_settings_exclude(fd, call)) {
-		UFD_LOG("%s made %d: stays (UFD_EXCLUDE)", ufd_call_name[call], fd);
+		UFD_LOG("%s made %d: stays (UFD_EXCLUDE)", ufd_call_name(call), fd);
 		return fd;
 	}
 	/* Closing the kernel's number would drop the process's POSIX locks
@@ -320,7 +320,7 @@ int random_fd_place(int fd, int from, enum ufd_call call)
 			break;
 	}
 	if (moved <= 0) {
-		UFD_LOG("%s made %d: stays (no free number taken)", ufd_call_name[call], fd);
+		UFD_LOG("%s made %d: stays (no free number taken)", ufd_call_name(call), fd);
 		return fd;
 	}
 	set_busy((unsigned)target);
@@ -335,7 +335,7 @@ int random_fd_place(int fd, int from, enum ufd_call call)
 	vfd_real_closing(fd);
 	ufd_sys_close(fd);
 	set_free((unsigned)fd);
-	UFD_LOG("%s made %d: moved to %d", ufd_call_name[call], fd, target);
+	UFD_LOG("%s made %d: moved to %d", ufd_call_name(call), fd, target);
 	return target;
 }
 

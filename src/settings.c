@@ -164,8 +164,8 @@ static int exclude_calls(const char *item)
 	int found = 0;
 
 	for (int i = 0; i < UFD_NCALLS; i++) {
-		call_family(ufd_call_name[i], family, sizeof(family));
-		if (!strcmp(item, ufd_call_name[i]) || !strcmp(item, family)) {
+		call_family(ufd_call_name(i), family, sizeof(family));
+		if (!strcmp(item, ufd_call_name(i)) || !strcmp(item, family)) {
 			call_excluded[i] = 1;
 			found++;
 		}

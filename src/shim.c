@@ -10,8 +10,18 @@
  * The cost on the hot path is the budget: a call on a real descriptor does
  * one range test and one jump through the real function's pointer.  There
  * is no "initialised yet?" test: each pointer starts at a stub that resolves
- * the real function on first use, and the constructor resolves them all
- * eagerly before main() (ufd_shim_init, from api.c's constructor).
+ * the real function on first use, and the constructor resolves them
+ * before main() (ufd_shim_init, from api.c's constructor): all but the
+ * rows calls.def lists as UFD_LAZY, which are not async-signal-safe and
+ * so may be looked up on first use (a program calls none of them from a
+ * signal handler or a vfork child, where dlsym must not run).
+ *
+ * Putting a function in front of a real one (a checker that calls on):
+ * call ufd_shim_resolve_all() first, and take UFD_REAL(name) as the next
+ * function only after it.  A stub never overwrites a pointer that no
+ * longer points at it (it answers the call with what it found), so a
+ * checker installed over a stub is not dropped, but it would pay a
+ * look-up on every call.
  */
 #include "shim.h"
 
@@ -23,7 +33,14 @@
 #include "symbols.h"
 #include "vfd_table.h"
 
-#define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
+/* ufd_real_NAME = fn, if it still points at stub (and not at a function
+ * put in front of the real one since). */
+#define INSTALL_REAL(name, stub, fn)                                          \
+	do {                                                                  \
+		__typeof__(ufd_real_##name) stub_ = (stub);                   \
+		__atomic_compare_exchange_n(&ufd_real_##name, &stub_, (fn), 0, \
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+	} while (0)
 
 /* The next definition of name after this library: libc's. */
 UFD_EARLY static void *lookup_real(const char *name, void *missing)
@@ -57,8 +74,9 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 	ret (*ufd_real_##name) params = resolve_##name;                   \
 	UFD_EARLY static ret resolve_##name params                        \
 	{                                                                 \
-		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
-		return UFD_REAL(name) args;                               \
+		ret(*fn_) params = lookup_real(#name, (void *)missing_##name); \
+		INSTALL_REAL(name, resolve_##name, fn_);                  \
+		return fn_ args;                                          \
 	}
 #define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why)              \
 	static ret missing_##name(UFD_UNPAREN params, ...)                \
@@ -77,9 +95,11 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 		for (int i = 0; i < (nextra); i++)                        \
 			x[i] = va_arg(ap, extra);                         \
 		va_end(ap);                                               \
-		SET_REAL(name, lookup_real(#name, (void *)missing_##name)); \
-		return UFD_REAL(name)(UFD_UNPAREN args, x[0], x[1], x[2], \
-				      x[3], x[4], x[5]);                  \
+		ret (*fn_)(UFD_UNPAREN params, ...) =                     \
+			lookup_real(#name, (void *)missing_##name);       \
+		INSTALL_REAL(name, resolve_##name, fn_);                  \
+		return fn_(UFD_UNPAREN args, x[0], x[1], x[2], x[3], x[4], \
+			   x[5]);                                         \
 	}
 #include "calls.def"
 
@@ -142,42 +162,70 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 int ufd_interposed = 1;
 const char *ufd_self_name;
 
-/*
- * One name at start-up: the walk's answer (symbols.c) when it is sure of
- * it, else dlsym's.  stats counts the names each answered.
- */
-struct resolve_stats {
-	int walk, walk_missing, dlsym;
+/* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
+static const unsigned char lazy_row[UFD_NCALLS] = {
+#define UFD_LAZY(name, why) [UFD_CALL_##name] = 1,
+#include "calls.def"
 };
 
-UFD_EARLY static void *resolve_early(const struct ufd_symbols *s, int fast,
-				     const char *name, uint32_t hash,
-				     void *missing, struct resolve_stats *stats)
+/*
+ * The start-up walk (symbols.c), kept for ufd_shim_resolve_all; fast when
+ * its answers stand for dlsym's.  stats counts the names each answered.
+ */
+static struct ufd_symbols start_syms;
+static int start_fast;
+static struct resolve_stats {
+	int walk, walk_missing, dlsym;
+} stats;
+
+/* One name at start-up: the walk's answer when it is sure of it, else
+ * dlsym's. */
+UFD_EARLY static void *resolve_early(const char *name, uint32_t hash,
+				     void *missing)
 {
 	void *fn;
-	int r = fast ? ufd_symbols_find(s, name, hash, &fn) : -ENOTSUP;
+	int r = start_fast ? ufd_symbols_find(&start_syms, name, hash, &fn)
+			   : -ENOTSUP;
 
 	if (r == 0) {
-		stats->walk++;
+		stats.walk++;
 		return fn;
 	}
 	if (r == -ENOENT) {
-		stats->walk_missing++;
+		stats.walk_missing++;
 		return missing;
 	}
-	stats->dlsym++;
+	stats.dlsym++;
 	return lookup_real(name, missing);
+}
+
+/* Resolve now every row still at its stub; the UFD_LAZY ones too if
+ * lazy_too. */
+UFD_EARLY static void resolve_rows(int lazy_too)
+{
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                                \
+	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX,             \
+		       #name ": too long for UFD_SYMBOLS_HASH");               \
+	if ((lazy_too || !lazy_row[UFD_CALL_##name]) &&                       \
+	    UFD_REAL(name) == resolve_##name)                                 \
+		INSTALL_REAL(name, resolve_##name,                            \
+			     resolve_early(#name, UFD_SYMBOLS_HASH(#name),    \
+					   (void *)missing_##name));
+#include "calls.def"
 }
 
 /*
  * UFD_CHECK_RESOLVE=1 (tests/resolve.sh): ask dlsym for every row as well
- * and report, on stderr, each name where the walk's answer differs, then
- * one line of counts.  Costs what the walk saves; for the tests only.
+ * and report, on stderr, each name where the walk's answer differs, and
+ * each row resolved when it should not have been or the reverse (the
+ * UFD_LAZY rows wait for their first use unless all is set), then one
+ * line of counts.  Costs what the walk saves; for the tests only.
  */
-static void check_resolve(const struct ufd_symbols *s, int fast,
-			  const struct resolve_stats *stats)
+static void check_resolve(int all)
 {
-	int rows = 0, differ = 0;
+	int rows = 0, differ = 0, lazy = 0;
 	char line[160];
 
 #define UFD_WRAP(name, ret, err, params, args, fds) \
@@ -185,10 +233,12 @@ static void check_resolve(const struct ufd_symbols *s, int fast,
 #define UFD_HAND(name, ret, err, params, args, why)                          \
 	{                                                               \
 		void *walk_ = NULL, *dl_ = dlsym(RTLD_NEXT, #name);      \
-		int r_ = fast ? ufd_symbols_find(s, #name,               \
-						 UFD_SYMBOLS_HASH(#name), &walk_) \
-			      : -ENOTSUP;                               \
+		int r_ = start_fast ? ufd_symbols_find(&start_syms, #name, \
+						       UFD_SYMBOLS_HASH(#name), &walk_) \
+				    : -ENOTSUP;                         \
+		int waits_ = UFD_REAL(name) == resolve_##name;           \
 		rows++;                                                 \
+		lazy += waits_;                                         \
 		if (UFD_SYMBOLS_HASH(#name) != ufd_symbols_hash(#name)) { \
 			differ++;                                       \
 			fprintf(stderr, "ufd: resolve check: %s: the "  \
@@ -201,17 +251,23 @@ static void check_resolve(const struct ufd_symbols *s, int fast,
 				 #name, r_ ? NULL : walk_, dl_);        \
 			fputs(line, stderr);                            \
 		}                                                       \
+		if (waits_ != (lazy_row[UFD_CALL_##name] && !all)) {     \
+			differ++;                                       \
+			fprintf(stderr, "ufd: resolve check: %s: %s\n", #name, \
+				waits_ ? "not resolved at start-up"     \
+				       : "resolved at start-up, but lazy"); \
+		}                                                       \
 	}
 #include "calls.def"
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
-		"%d left to dlsym; %d differ\n",
-		rows, fast ? "on" : "off", stats->walk, stats->walk_missing,
-		stats->dlsym, differ);
+		"%d left to dlsym; %d left to first use; %d differ\n",
+		rows, start_fast ? "on" : "off", stats.walk, stats.walk_missing,
+		stats.dlsym, lazy, differ);
 }
 
 /*
- * Resolve every real function now, and find whether the process's calls
+ * Resolve the real functions now, and find whether the process's calls
  * reach ufd's wrappers.  They do not when libufd.so comes after libc in
  * the lookup order: a library linked with it in a program that is not (a
  * library's dependencies are searched after the program's, libc among
@@ -224,36 +280,35 @@ static void check_resolve(const struct ufd_symbols *s, int fast,
  * (symbols.c), and dlsym is asked only for the names the walk is unsure
  * of, and for close, whose answer must be the walk's or the walk is not
  * used at all (ufd loaded after libc, or by dlopen: the objects listed
- * after it are then not what RTLD_NEXT searches).
+ * after it are then not what RTLD_NEXT searches).  The UFD_LAZY rows are
+ * left to their stubs, except under the settings whose features put
+ * functions in front of real ones (UFD_REPORT, UFD_MODE), which then
+ * find every pointer resolved.
  */
 void ufd_shim_init(void)
 {
-	struct ufd_symbols syms;
-	struct resolve_stats stats = { 0 };
 	void *close_fn = NULL;
-	int fast = ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0;
+	int all = ufd_settings.report || ufd_settings.mode_all ||
+		  ufd_settings.mode_random;
 
-	ufd_self_name = syms.self_name;
-
-	if (fast) {
-		int r = ufd_symbols_find(&syms, "close",
+	start_fast = ufd_symbols_open(&start_syms,
+				      (const void *)ufd_shim_init) == 0;
+	ufd_self_name = start_syms.self_name;
+	if (start_fast) {
+		int r = ufd_symbols_find(&start_syms, "close",
 					 UFD_SYMBOLS_HASH("close"), &close_fn);
 		void *dl = dlsym(RTLD_NEXT, "close");
 
 		if (!((r == 0 && close_fn == dl) || (r == -ENOENT && !dl)))
-			fast = 0;
+			start_fast = 0;
 	}
-#define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_HAND(name, ret, err, params, args, "")
-#define UFD_HAND(name, ret, err, params, args, why)                                \
-	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX,             \
-		       #name ": too long for UFD_SYMBOLS_HASH");               \
-	if (UFD_REAL(name) == resolve_##name)                                 \
-		SET_REAL(name, resolve_early(&syms, fast, #name,                 \
-					     UFD_SYMBOLS_HASH(#name),           \
-					     (void *)missing_##name, &stats));
-#include "calls.def"
+	resolve_rows(all);
 	ufd_interposed = UFD_REAL(close) != missing_close;
 	if (__builtin_expect(ufd_settings.check_resolve, 0))
-		check_resolve(&syms, fast, &stats);
+		check_resolve(all);
+}
+
+void ufd_shim_resolve_all(void)
+{
+	resolve_rows(1);
 }

@@ -93,10 +93,17 @@
  * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
 #define UFD_REAL(name) __atomic_load_n(&ufd_real_##name, __ATOMIC_RELAXED)
 
-/* At start-up (api.c's constructor): resolve every real function now,
- * and set ufd_interposed.  Nothing needs it earlier: each pointer starts
- * at a stub that resolves it on first use. */
+/* At start-up (api.c's constructor): resolve the real functions now,
+ * but for calls.def's UFD_LAZY rows (none async-signal-safe), which wait
+ * for their first use unless UFD_REPORT or UFD_MODE is set; and set
+ * ufd_interposed.  Nothing needs it earlier: each pointer starts at a
+ * stub that resolves it on first use.  Not async-signal-safe. */
 void ufd_shim_init(void);
+
+/* At start-up, after ufd_shim_init: resolve the UFD_LAZY rows too.  For
+ * code that puts a function in front of a real one (UFD_REAL(name) is
+ * then the real function, never a stub).  Not async-signal-safe. */
+void ufd_shim_resolve_all(void);
 
 /*
  * Paths naming a descriptor: /dev/fd/N, /proc/self/fd/N,

@@ -232,6 +232,7 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 				     struct pollfd *stack, size_t *mapped)
 {
 	struct pollfd *copy = stack;
+	unsigned guard;
 	nfds_t i;
 
 	*mapped = 0;
@@ -242,9 +243,12 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 		if (ufd_sys_is_error((long)copy))
 			return NULL;
 	}
+	/* The limit read once for the array, not once an entry. */
+	guard = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
 	for (i = 0; i < n; i++) {
 		copy[i] = fds[i];
-		copy[i].fd = vfd_translate(fds[i].fd);
+		if ((unsigned)copy[i].fd >= guard)
+			copy[i].fd = vfd_translate_high(copy[i].fd);
 	}
 	return copy;
 }
@@ -255,8 +259,9 @@ static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 {
 	int saved = errno;
 
-	for (nfds_t i = 0; ret >= 0 && i < n; i++)
-		fds[i].revents = copy[i].revents;
+	if (ret >= 0)
+		for (nfds_t i = 0; i < n; i++)
+			fds[i].revents = copy[i].revents;
 	if (mapped)
 		ufd_sys_munmap(copy, mapped);
 	errno = saved;

@@ -73,6 +73,41 @@ static void futex(uint32_t *addr, int op, uint32_t val)
 
 __attribute__((noinline)) static void drain_pending(void);
 
+/* vfd_lock when the lock was not free (c, as the failed exchange saw it):
+ * out of line, so that taking a free lock saves no registers. */
+__attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c)
+{
+	if ((c & ~LOCK_WAITERS) == me) {
+		ufd_log_release();
+		return -EBUSY;
+	}
+	for (;;) {
+		if (c == 0) {
+			/* Taken after waiting: others may wait too. */
+			if (__atomic_compare_exchange_n(&table_lock, &c,
+							me | LOCK_WAITERS, 0,
+							__ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				break;
+			continue;
+		}
+		if (!(c & LOCK_WAITERS) &&
+		    !__atomic_compare_exchange_n(&table_lock, &c, c | LOCK_WAITERS,
+						 0, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
+		futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
+		/* A handler may have forked meanwhile: in the child, this
+		 * thread has another id. */
+		me = my_tid();
+		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
+	}
+	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
+		drain_pending();
+	return 0;
+}
+
 int vfd_lock(void)
 {
 	uint32_t me = my_tid(), c = 0;
@@ -80,33 +115,8 @@ int vfd_lock(void)
 	/* Before the lock is taken, so that no line is written while held. */
 	ufd_log_hold();
 	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED)) {
-		if ((c & ~LOCK_WAITERS) == me) {
-			ufd_log_release();
-			return -EBUSY;
-		}
-		for (;;) {
-			if (c == 0) {
-				/* Taken after waiting: others may wait too. */
-				if (__atomic_compare_exchange_n(
-					    &table_lock, &c, me | LOCK_WAITERS, 0,
-					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-					break;
-				continue;
-			}
-			if (!(c & LOCK_WAITERS) &&
-			    !__atomic_compare_exchange_n(&table_lock, &c,
-							 c | LOCK_WAITERS, 0,
-							 __ATOMIC_RELAXED,
-							 __ATOMIC_RELAXED))
-				continue;
-			futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
-			/* A handler may have forked meanwhile: in the child,
-			 * this thread has another id. */
-			me = my_tid();
-			c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
-		}
-	}
+					 __ATOMIC_RELAXED))
+		return lock_slow(me, c);
 	/* Pending closes are rare: tested here, drained out of line. */
 	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
 	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
@@ -148,12 +158,7 @@ static uint64_t kernel_seed(void)
  * behind ufd's back and the number reused. */
 int vfd_own_backing(int backing, uint32_t idx)
 {
-	int64_t r;
-
-	if (fdmap_replace(&vfd_backing_map, (uint32_t)backing, idx + 1))
-		return 0;
-	r = fdmap_alloc_exact(&vfd_backing_map, (uint32_t)backing, idx + 1);
-	return r < 0 ? (int)r : 0;
+	return fdmap_put(&vfd_backing_map, (uint32_t)backing, idx + 1);
 }
 
 /* Drop the reverse entry of `backing` if it still names slot idx. */
@@ -458,11 +463,7 @@ static void unmark(int fd)
  * Returns 0 or -ENOMEM.  Table lock held. */
 static int set_mark(int fd, uint32_t flags)
 {
-	int64_t r = 0;
-
-	if (!fdmap_replace(&vfd_mark_map, (uint32_t)fd, VFD_BUSY | flags))
-		r = fdmap_alloc_exact(&vfd_mark_map, (uint32_t)fd, VFD_BUSY | flags);
-	return r < 0 ? (int)r : 0;
+	return fdmap_put(&vfd_mark_map, (uint32_t)fd, VFD_BUSY | flags);
 }
 
 int vfd_real_set_flags(int fd, uint32_t flags)
@@ -779,6 +780,8 @@ static void fork_child(void)
 
 /* ---- set-up ---- */
 
+static int init_done; /* init_once has run */
+
 static void init_once(void)
 {
 	/* The lock is not needed yet: nothing can use the maps before
@@ -789,11 +792,15 @@ static void init_once(void)
 	fdmap_init(&vfd_backing_map, FD_UNSEQ_BASE, 0);
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
 void vfd_init(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-	pthread_once(&once, init_once);
+	/* Tested first: every creation calls this, and pthread_once is a
+	 * call into libc. */
+	if (!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
+		pthread_once(&once, init_once);
 }

@@ -85,13 +85,23 @@ static inline int vfd_owner(int real_fd);
  * ones, and the application's own numbers otherwise) one comparison.
  * Lock-free and async-signal-safe.
  */
+static inline int vfd_translate_high(int fd);
+
 static inline int vfd_translate(int fd)
 {
-	uint32_t v;
-
 	if (__builtin_expect((unsigned)fd < __atomic_load_n(&vfd_guard_from,
 							     __ATOMIC_RELAXED), 1))
 		return fd;
+	return vfd_translate_high(fd);
+}
+
+/* vfd_translate's answer for an fd its comparison did not pass: for a
+ * loop over many descriptors that reads vfd_guard_from once.  Lock-free
+ * and async-signal-safe. */
+static inline int vfd_translate_high(int fd)
+{
+	uint32_t v;
+
 	if (vfd_in_space(fd)) {
 		v = fdmap_get(&vfd_map, (uint32_t)fd - FD_UNSEQ_BASE);
 		return v & VFD_BUSY ? (int)(v >> VFD_REAL_SHIFT) : fd;

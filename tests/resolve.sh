@@ -8,16 +8,23 @@
 # libc (after the sanitizer's runtime in a sanitizer build), bash (its own
 # libraries between ufd and libc), LD_DYNAMIC_WEAK set (the walk must
 # decline weak definitions), and ufd loaded after libc (late_app).
+# The rows calls.def lists as UFD_LAZY are left to their first use (the
+# check reports any row resolved, or not, against the list), all rows are
+# resolved under UFD_MODE=all, and none of the lazy ones is a function
+# POSIX requires to be async-signal-safe (signal_safe.txt): a program may
+# call those from a signal handler or a vfork child, where no look-up
+# may run.
 # Usage: resolve.sh LATE_APP LIBUFD BASH
 set -u
 app=$1 lib=$2 bash=$3
 . "$(dirname "$0")/lib.sh"
 
-# check WHAT MIN_FOUND COMMAND...: run COMMAND with the check on; no
-# difference, and at least MIN_FOUND names answered by the walk.
+# check WHAT MIN_FOUND LAZY COMMAND...: run COMMAND with the check on; no
+# difference, at least MIN_FOUND names answered by the walk, and LAZY
+# rows left to their first use.
 check() {
-	what=$1 min=$2
-	shift 2
+	what=$1 min=$2 lazy=$3
+	shift 3
 	err=$(UFD_CHECK_RESOLVE=1 "$@" 2>&1 >/dev/null)
 	echo "$what: $err" | grep 'resolve check'
 	line=$(echo "$err" | grep '^ufd: resolve check: [0-9]* names' | head -n 1)
@@ -26,19 +33,29 @@ check() {
 	[ "$(echo "$err" | grep -c 'resolve check')" -eq 1 ] || fail "$what: $err"
 	found=$(echo "$line" | sed -n 's/.*: \([0-9]*\) found,.*/\1/p')
 	[ "${found:-0}" -ge "$min" ] || fail "$what: the walk found only ${found:-0}: $line"
+	case $line in *"; $lazy left to first use;"*) ;; *) fail "$what: want $lazy left to first use: $line" ;; esac
 }
 
-rows=$(grep -c '^UFD_\(WRAP\|NEW\|HAND\|HANDV\)(' "$(dirname "$0")/../src/calls.def")
+def=$(dirname "$0")/../src/calls.def
+rows=$(grep -c '^UFD_\(WRAP\|NEW\|HAND\|HANDV\)(' "$def")
+lazy_names=$(sed -n 's/^UFD_LAZY(\([a-z0-9_]*\),.*/\1/p' "$def")
+lazy=$(echo "$lazy_names" | grep -c .)
+[ "$lazy" -gt 0 ] || fail "no UFD_LAZY row in $def"
+both=$(grep -v '^#' "$(dirname "$0")/signal_safe.txt" | grep -x -F "$lazy_names")
+[ -z "$both" ] || fail "UFD_LAZY rows POSIX requires to be async-signal-safe:" $both
 # Preloaded: every name libc defines plainly comes from the walk.
-check "preloaded" $((rows - 10)) env LD_PRELOAD="$preload_extra $lib" /bin/true
-check "bash" $((rows - 10)) env LD_PRELOAD="$preload_extra $lib" "$bash" -c true
+check "preloaded" $((rows - lazy - 10)) "$lazy" env LD_PRELOAD="$preload_extra $lib" /bin/true
+check "bash" $((rows - lazy - 10)) "$lazy" env LD_PRELOAD="$preload_extra $lib" "$bash" -c true
 # glibc's weak definitions no longer end the search: the walk declines
 # them and dlsym answers; nothing may differ.
 # (Not under ThreadSanitizer, whose runtime dies at start-up with ufd and
 # LD_DYNAMIC_WEAK, before and after the walk alike.)
 case $preload_extra in *libtsan*) ;; *)
-check "LD_DYNAMIC_WEAK" 0 env LD_DYNAMIC_WEAK=1 LD_PRELOAD="$preload_extra $lib" /bin/true ;;
+check "LD_DYNAMIC_WEAK" 0 "$lazy" env LD_DYNAMIC_WEAK=1 LD_PRELOAD="$preload_extra $lib" /bin/true ;;
 esac
 # ufd after libc: nothing after ufd defines the names (or the walk is off).
-check "late" 0 env ${preload_extra:+LD_PRELOAD="$preload_extra"} "$app"
+check "late" 0 "$lazy" env ${preload_extra:+LD_PRELOAD="$preload_extra"} "$app"
+# UFD_MODE (and UFD_REPORT), whose features may put functions in front
+# of real ones, find every row resolved.
+check "mode all" $((rows - 10)) 0 env UFD_MODE=all LD_PRELOAD="$preload_extra $lib" /bin/true
 echo "resolve: all checks passed"

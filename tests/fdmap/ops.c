@@ -195,6 +195,31 @@ START_TEST(test_replace)
 }
 END_TEST
 
+START_TEST(test_put)
+{
+	struct fdmap *m = map_new(1000, 2);
+
+	/* A free slot is allocated, a busy one replaced. */
+	ck_assert_int_eq(fdmap_put(m, 7, 70), 0);
+	ck_assert_uint_eq(fdmap_get(m, 7), 70);
+	ck_assert_uint_eq(m->live, 1);
+	ck_assert_int_eq(fdmap_next_busy(m, 0), 7);
+	ck_assert_int_eq(fdmap_put(m, 7, 71), 0);
+	ck_assert_uint_eq(fdmap_get(m, 7), 71);
+	ck_assert_uint_eq(m->live, 1);
+	ck_assert_int_eq(fdmap_alloc_exact(m, 7, 72), -EBUSY);
+	ck_assert_uint_eq(fdmap_release(m, 7), 71);
+	ck_assert_uint_eq(m->live, 0);
+
+	/* Zero and the slots past the limit are refused, nothing changed. */
+	ck_assert_int_eq(fdmap_put(m, 8, 0), -EINVAL);
+	ck_assert_int_eq(fdmap_put(m, 1000, 1), -ERANGE);
+	ck_assert_uint_eq(fdmap_get(m, 8), 0);
+	ck_assert_uint_eq(m->live, 0);
+	map_free(m);
+}
+END_TEST
+
 START_TEST(test_next_busy)
 {
 	static const uint32_t fixed[] = {
@@ -408,6 +433,7 @@ TCase *ops_case(void)
 	tcase_add_test(tc, test_alloc_values);
 	tcase_add_test(tc, test_release);
 	tcase_add_test(tc, test_replace);
+	tcase_add_test(tc, test_put);
 	tcase_add_test(tc, test_next_busy);
 	return tc;
 }
