@@ -159,6 +159,29 @@ void ufd_stream_init(void);
  */
 void ufd_siginfo_fix(int sig, siginfo_t *info);
 
+/*
+ * syscall(SYS_rt_sigaction, sig, act, oldact, setsize) with the kernel's
+ * struct sigaction, as sigaction(): an SA_SIGINFO handler is called
+ * through ufd's trampoline, oldact shows the program's handler.  Returns
+ * 0 or -errno (the kernel's: EINVAL, EFAULT).  Async-signal-safe.
+ */
+long ufd_rt_sigaction(int sig, const void *act, void *oldact,
+		      unsigned long setsize);
+
+/*
+ * Descriptor fd (the program's number, >= 0) is a signalfd this process
+ * has just made or given to signalfd(): from now on read(), __read_chk()
+ * and syscall(SYS_read) on it give records whose ssi_fd names the
+ * program's descriptor, as ufd_siginfo_fix does (the first call puts
+ * ufd's check in front of the real read functions).  Keeps errno.
+ * shim_signal.c.
+ */
+void ufd_signalfd_made(int fd);
+
+/* After a raw read of r bytes into buf from real descriptor fd: the
+ * records of a signalfd fixed as read()'s are.  Async-signal-safe. */
+void ufd_signalfd_read(int fd, void *buf, ssize_t r);
+
 /* At start-up: fork handlers for the lock of the table of signal
  * handlers (shim_signal.c). */
 void ufd_signal_init(void);

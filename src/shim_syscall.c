@@ -284,8 +284,17 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		int fd = (int)a[0], real = vfd_translate(fd);
 		long r = UFD_REAL(syscall)(number, (long)real, a[1], a[2], a[3]);
 
-		return r >= 0 && real != fd && r == real ? fd : r;
+		if (r >= 0 && real != fd && r == real)
+			r = fd;
+		if (r >= 0)
+			ufd_signalfd_made((int)r);
+		return r;
 	}
+	case SYS_rt_sigaction:
+		/* As sigaction(): SA_SIGINFO handlers see the program's si_fd. */
+		return ufd_ret((int)ufd_rt_sigaction((int)a[0], (const void *)a[1],
+						     (void *)a[2],
+						     (unsigned long)a[3]));
 	case SYS_rt_sigtimedwait: {
 		/* As sigtimedwait(): si_fd the virtual descriptor. */
 		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3]);
@@ -337,14 +346,22 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			added = 1;
 		}
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-		if (r < 0 || newfd_plain())
-			return r;
-		return ufd_ret_new_fd((int)r, added, m.call);
+		if (r >= 0 && !newfd_plain())
+			r = ufd_ret_new_fd((int)r, added, m.call);
+		if (r >= 0 && number == SYS_signalfd4)
+			ufd_signalfd_made((int)r);
+		return r;
 	}
 	fds = syscall_fd_args(number);
 	for (int i = 0; fds; i++, fds >>= 1)
 		if (fds & 1)
 			a[i] = vfd_translate((int)a[i]);
+	if (number == SYS_read) {
+		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2]);
+
+		ufd_signalfd_read((int)a[0], (void *)a[1], r);
+		return r;
+	}
 	return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -220,6 +221,54 @@ static void check_syscalls(void)
 		    syscall(SYS_landlock_create_ruleset, (unsigned long long[]){ 1 }, 8, 0));
 }
 
+/*
+ * A signalfd, itself a new descriptor, and the records read from it: an
+ * O_ASYNC signal of a pipe names the pipe's descriptor in ssi_fd, the
+ * number the program has (virtual under UFD_MODE=all), through read()
+ * and the raw read.
+ */
+static void check_signalfd(void)
+{
+	struct signalfd_siginfo ssi;
+	int p[2], sfd, sig = SIGRTMIN + 3;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 || pipe(p) != 0 ||
+	    fcntl(p[0], F_SETOWN, getpid()) != 0 || fcntl(p[0], F_SETSIG, sig) != 0 ||
+	    fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+		printf("FAIL signalfd set-up: %m\n");
+		failed++;
+		return;
+	}
+	sfd = signalfd(-1, &set, SFD_NONBLOCK);
+	if (!check_open("signalfd", sfd, 1))
+		return;
+	for (int raw = 0; raw < 2; raw++) {
+		long n;
+		char c;
+
+		memset(&ssi, 0, sizeof(ssi));
+		if (write(p[1], "x", 1) != 1)
+			break;
+		n = raw ? syscall(SYS_read, sfd, &ssi, sizeof(ssi))
+			: read(sfd, &ssi, sizeof(ssi));
+		if (n != (long)sizeof(ssi) || (int)ssi.ssi_signo != sig ||
+		    ssi.ssi_fd != p[0]) {
+			printf("FAIL %s on signalfd %d: %ld, signal %u, ssi_fd %d, not %d\n",
+			       raw ? "syscall(SYS_read)" : "read", sfd, n,
+			       ssi.ssi_signo, ssi.ssi_fd, p[0]);
+			failed++;
+		}
+		if (read(p[0], &c, 1) != 1)
+			break;
+	}
+	close(sfd);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* The creating functions the audit found (tests/audit.py), and a use of
  * what they made: openpty, getpt, shm_open, mq_open (mq_send, mq_receive,
  * mq_close on it), dprintf into a new pipe. */
@@ -342,6 +391,7 @@ int main(void)
 	else
 		check("getsockopt(SO_PEERPIDFD)", pidfd);
 	check_syscalls();
+	check_signalfd();
 	check_audited();
 	check_streams();
 	{
