@@ -186,6 +186,16 @@ void ufd_signalfd_read(int fd, void *buf, ssize_t r);
  * handlers (shim_signal.c). */
 void ufd_signal_init(void);
 
+/*
+ * syscall(number, a...) for the system calls whose structures hold
+ * descriptors and that libc has no function for: SYS_bpf,
+ * SYS_io_uring_register, SYS_landlock_add_rule.  The descriptors are
+ * translated in copies (never in the caller's memory); a descriptor bpf
+ * makes is finished as a new one.  Returns what syscall() returns.
+ * shim_sysdata.c.
+ */
+long ufd_syscall_inside(long number, long a[6]);
+
 /* At start-up, after the table: where libufd.so is, whether children get
  * it (UFD_INHERIT), and the descriptors handed off by the program that
  * exec'd this one (UFD_HANDOFF).  shim_exec.c. */

@@ -51,8 +51,7 @@ static unsigned syscall_fd_args(long number)
 	/* mounts, modules, message queues, io_uring, landlock, processes */
 	case SYS_mount_setattr: case SYS_finit_module: case SYS_mq_timedsend:
 	case SYS_mq_timedreceive: case SYS_mq_notify: case SYS_mq_getsetattr:
-	case SYS_io_uring_enter: case SYS_io_uring_register:
-	case SYS_landlock_add_rule: case SYS_landlock_restrict_self:
+	case SYS_io_uring_enter: case SYS_landlock_restrict_self:
 	case SYS_process_madvise: case SYS_process_mrelease:
 #ifdef SYS_quotactl_fd
 	case SYS_quotactl_fd:
@@ -331,6 +330,9 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	case SYS_setsockopt:
 		return setsockopt((int)a[0], (int)a[1], (int)a[2], (const void *)a[3],
 				  (socklen_t)a[4]);
+	/* Descriptors inside structures (shim_sysdata.c). */
+	case SYS_bpf: case SYS_io_uring_register: case SYS_landlock_add_rule:
+		return ufd_syscall_inside(number, a);
 	case SYS_fsconfig:
 		a[0] = vfd_translate((int)a[0]);
 		if ((int)a[1] == FSCONFIG_SET_FD_ || (int)a[1] == FSCONFIG_SET_PATH_ ||

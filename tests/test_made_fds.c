@@ -223,6 +223,9 @@ static void check_syscalls(void)
 	/* refused by some kernels' settings or privileges */
 	check_maybe("syscall(SYS_userfaultfd)", syscall(SYS_userfaultfd, 0));
 	check_maybe("syscall(SYS_io_uring_setup)", syscall(SYS_io_uring_setup, 1, (char[120]){ 0 }));
+	check_maybe("syscall(SYS_bpf, BPF_MAP_CREATE)",
+		    syscall(SYS_bpf, 0 /* BPF_MAP_CREATE */,
+			    (unsigned[5]){ 2 /* array */, 4, 4, 1, 0 }, 20));
 	check_maybe("syscall(SYS_landlock_create_ruleset)",
 		    syscall(SYS_landlock_create_ruleset, (unsigned long long[]){ 1 }, 8, 0));
 }
