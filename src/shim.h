@@ -234,6 +234,12 @@ extern int ufd_interposed;
  *     ufd_sys_read_self; recvmsg, recvmmsg (UFD_MODE=all): the control
  *     data the kernel has just written;
  *   ioctl(FICLONERANGE): its structure, with ufd_sys_read_self;
+ *   syscall(): openat2's open_how (under UFD_CLOEXEC), rt_sigaction's
+ *     structures, the structures and arrays of bpf, io_uring_register
+ *     and landlock_add_rule, with ufd_sys_read_self, and the pidfd
+ *     clone/clone3 wrote, with ufd_sys_read_self and ufd_sys_write_self;
+ *     bpf's copy written back with ufd_sys_write_self;
+ *   read() of a signalfd: the records the kernel has just written;
  *   exec, spawn, system, popen: the environment, with ufd_sys_read_self
  *     (shim_exec.c);
  *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just

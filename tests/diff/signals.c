@@ -52,6 +52,21 @@ static int wait_for(int n)
 	     (si).si_code, (si).si_code > 0 && (si).si_code <= POLL_HUP       \
 				   ? (si).si_fd == (fd) : -1)
 
+/* O_ASYNC readiness of pipe p raising sig, caught by the handler: one
+ * byte written, what the handler saw noted, the byte read back. */
+static void async_to_handler(struct run *r, int sig, int p[2])
+{
+	char c;
+
+	LOG(r, fcntl(p[0], F_SETSIG, sig));
+	LOG(r, fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK));
+	got_count = 0;
+	LOG(r, write(p[1], "x", 1));
+	LOG_BOOL(r, wait_for(1));
+	NOTE_HANDLER(r, sig, p[0]);
+	LOG(r, read(p[0], &c, 1));
+}
+
 /* A signalfd record, the same way. */
 #define NOTE_SSI(r, ssi, fd)                                                 \
 	NOTE(r, "signalfd_siginfo", "signo=%u code=%d ssi_fd_is_fd=%d",      \
@@ -113,14 +128,8 @@ void script_signals(struct run *r)
 	must(r, pipe(p) == 0, "pipe");
 	fd_of_pair(r, p);
 	LOG(r, fcntl(p[0], F_SETOWN, getpid()));
-	LOG(r, fcntl(p[0], F_SETSIG, rt));
+	async_to_handler(r, rt, p);
 	LOG(r, fcntl(p[0], F_GETSIG));
-	LOG(r, fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK));
-	got_count = 0;
-	LOG(r, write(p[1], "x", 1));
-	LOG_BOOL(r, wait_for(1));
-	NOTE_HANDLER(r, rt, p[0]);
-	LOG(r, read(p[0], &c, 1));
 
 	/* The same signal blocked: sigwaitinfo and sigtimedwait. */
 	sigemptyset(&set);
@@ -231,13 +240,7 @@ void script_signals(struct run *r)
 	LOG(r, syscall(SYS_rt_sigaction, rt, null_ptr, NULL, _NSIG / 8));
 	LOG(r, syscall(SYS_rt_sigaction, rt, NULL, null_ptr, _NSIG / 8));
 	LOG(r, syscall(SYS_rt_sigaction, SIGKILL, &ka, NULL, _NSIG / 8));
-	LOG(r, fcntl(p[0], F_SETSIG, rt));
-	LOG(r, fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK));
-	got_count = 0;
-	LOG(r, write(p[1], "x", 1));
-	LOG_BOOL(r, wait_for(1));
-	NOTE_HANDLER(r, rt, p[0]);
-	LOG(r, read(p[0], &c, 1));
+	async_to_handler(r, rt, p);
 	LOG(r, fcntl(p[0], F_SETFL, O_NONBLOCK));
 
 	LOG(r, close(d));
