@@ -219,6 +219,25 @@ void script_signals(struct run *r)
 	LOG(r, close(sfd));
 	LOG(r, fcntl(p[0], F_SETFL, O_NONBLOCK));
 
+	/* A file on a closed signalfd's number: what looks like a record
+	 * naming the pipe's backing descriptor is read as written. */
+	sfd = LOG_FD(r, signalfd(-1, &set, 0));
+	LOG(r, close(sfd));
+	f = LOG_FD(r, open("not-a-signalfd", O_RDWR | O_CREAT | O_TRUNC, 0600));
+	LOG_BOOL(r, f == sfd);
+	memset(ssi, 0, sizeof(ssi));
+	ssi[0].ssi_signo = (uint32_t)rt2;
+	ssi[0].ssi_code = POLL_IN;
+	ssi[0].ssi_fd = api_backing_fd(p[0]);
+	ssi[1] = ssi[0];
+	LOG(r, write(f, ssi, sizeof(ssi)));
+	LOG(r, lseek(f, 0, SEEK_SET));
+	memset(ssi, 0, sizeof(ssi));
+	LOG(r, read(f, ssi, sizeof(ssi)));
+	NOTE(r, "file data", "as written=%d",
+	     ssi[0].ssi_fd == api_backing_fd(p[0]) && ssi[1].ssi_fd == ssi[0].ssi_fd);
+	LOG(r, close(f));
+
 	/* syscall(SYS_rt_sigaction) with the kernel's structure (the
 	 * restorer glibc's, which the kernel reports), as sigaction. */
 	memset(&ka, 0, sizeof(ka));
