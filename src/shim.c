@@ -140,6 +140,7 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 #include "calls.def"
 
 int ufd_interposed = 1;
+int ufd_resolved;
 const char *ufd_self_name;
 
 /*
@@ -254,6 +255,7 @@ void ufd_shim_init(void)
 					     (void *)missing_##name, &stats));
 #include "calls.def"
 	ufd_interposed = UFD_REAL(close) != missing_close;
+	__atomic_store_n(&ufd_resolved, 1, __ATOMIC_RELEASE);
 	if (__builtin_expect(ufd_settings.check_resolve, 0))
 		check_resolve(&syms, fast, &stats);
 }

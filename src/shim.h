@@ -205,6 +205,10 @@ void ufd_exec_init(void);
  * Returns 0 or -errno. */
 int ufd_close(int fd);
 
+/* 1 once ufd_shim_init has resolved every real function: no pointer is
+ * its stub any more. */
+extern int ufd_resolved;
+
 /* libufd.so's file name as the loader has it (absolute, or as
  * LD_PRELOAD gave it), found by ufd_shim_init's walk; NULL if it was not. */
 extern const char *ufd_self_name;

@@ -370,7 +370,9 @@ UFD_PUBLIC int sigtimedwait(const sigset_t *set, siginfo_t *info,
  * (sfd_marks, by the real descriptor's number, below SFD_MARKS).  A mark
  * is a hint: a marked descriptor may have been closed and its number
  * reused, so the kernel is asked (where /proc/self/fd/N points) before a
- * byte is changed, and a stale mark is dropped.  A process that never
+ * byte is changed, and a stale mark is dropped (should another thread
+ * make a signalfd on that very number meanwhile, its mark may go too:
+ * its records then keep the kernel's number, nothing worse).  A process that never
  * makes a signalfd pays nothing; one that does pays a few instructions a
  * read, and a readlink per read of a signalfd while it holds virtual
  * descriptors.
@@ -470,13 +472,16 @@ void ufd_signalfd_made(int fd)
 				  1UL << (real % SFD_WORD_BITS), __ATOMIC_RELAXED);
 	if (__atomic_exchange_n(&sfd_installed, 1, __ATOMIC_ACQ_REL))
 		return;
-	/* A pointer may still be its stub (a signalfd made before ufd's
-	 * constructor ran), which would overwrite the checking function with
-	 * libc's as it resolves: a call that fails resolves it first. */
-	err = errno;
-	UFD_REAL(read)(-1, NULL, 0);
-	UFD_REAL(__read_chk)(-1, NULL, 0, 0);
-	errno = err;
+	/* Before ufd's constructor (a signalfd made by an earlier one), a
+	 * pointer may still be its stub, which would overwrite the checking
+	 * function with libc's as it resolves: a call that fails resolves it
+	 * first. */
+	if (!__atomic_load_n(&ufd_resolved, __ATOMIC_ACQUIRE)) {
+		err = errno;
+		UFD_REAL(read)(-1, NULL, 0);
+		UFD_REAL(__read_chk)(-1, NULL, 0, 0);
+		errno = err;
+	}
 	__atomic_store_n(&read_before, UFD_REAL(read), __ATOMIC_RELEASE);
 	__atomic_store_n(&read_chk_before, UFD_REAL(__read_chk), __ATOMIC_RELEASE);
 	__atomic_store_n(&ufd_real_read, read_checked, __ATOMIC_RELEASE);
