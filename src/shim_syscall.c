@@ -203,8 +203,10 @@ static int openat2_cloexec(long a[6], uint64_t how[OPEN_HOW_MAX / 8])
  * with CLONE_PIDFD has just written at *where in the parent: finished as
  * a new descriptor, and the number the program gets written back.  The
  * child exists already, so a pidfd past the application's limit stays as
- * the kernel made it.  Nothing is done in the child (result 0), which
- * may share the parent's memory.
+ * the kernel made it.  Only without CLONE_VM, decided before the call: a
+ * child sharing the memory may run on this very stack (vfork-like) and
+ * change what the parent would read after the call; nothing is done in
+ * the child (result 0).
  */
 static void clone_pidfd(long where)
 {
@@ -219,15 +221,10 @@ static void clone_pidfd(long where)
 		ufd_sys_write_self((void *)where, &fin, sizeof(fin));
 }
 
-static long clone3_pidfd(long args, long size, long r)
+/* Does a clone with these flags make a pidfd ufd finishes? */
+static int clone_finishes(uint64_t flags)
 {
-	uint64_t head[2]; /* flags, pidfd */
-
-	if (r > 0 && size >= (long)sizeof(head) && !newfd_plain() &&
-	    ufd_sys_read_self(head, (void *)args, sizeof(head)) == sizeof(head) &&
-	    (head[0] & CLONE_PIDFD))
-		clone_pidfd((long)head[1]);
-	return r;
+	return (flags & CLONE_PIDFD) && !(flags & CLONE_VM) && !newfd_plain();
 }
 
 /* The fsconfig commands whose last argument is a descriptor. */
@@ -401,12 +398,26 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	case SYS_poll:
 		return poll((struct pollfd *)a[0], (nfds_t)a[1], (int)a[2]);
 #endif
-	case SYS_clone3:
-		return clone3_pidfd(a[0], a[1], UFD_REAL(syscall)(number, a[0], a[1]));
-	case SYS_clone: {
-		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+	case SYS_clone3: {
+		uint64_t head[2]; /* flags, pidfd */
+		long r;
 
-		if (r > 0 && (a[0] & CLONE_PIDFD) && !newfd_plain())
+		if (a[1] < (long)sizeof(head) || ufd_unmapped((void *)a[0]) ||
+		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head) ||
+		    !clone_finishes(head[0]))
+			return UFD_REAL(syscall)(number, a[0], a[1]);
+		r = UFD_REAL(syscall)(number, a[0], a[1]);
+		if (r > 0)
+			clone_pidfd((long)head[1]);
+		return r;
+	}
+	case SYS_clone: {
+		long r;
+
+		if (!clone_finishes((uint64_t)a[0]))
+			return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+		if (r > 0)
 			clone_pidfd(a[2]);
 		return r;
 	}
