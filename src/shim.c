@@ -160,6 +160,7 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 #include "calls.def"
 
 int ufd_interposed = 1;
+int ufd_resolved;
 const char *ufd_self_name;
 
 /* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
@@ -304,6 +305,7 @@ void ufd_shim_init(void)
 	}
 	resolve_rows(all);
 	ufd_interposed = UFD_REAL(close) != missing_close;
+	__atomic_store_n(&ufd_resolved, 1, __ATOMIC_RELEASE);
 	if (__builtin_expect(ufd_settings.check_resolve, 0))
 		check_resolve(all);
 }

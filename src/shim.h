@@ -174,9 +174,42 @@ void ufd_random_init(void);
  */
 void ufd_siginfo_fix(int sig, siginfo_t *info);
 
+/*
+ * syscall(SYS_rt_sigaction, sig, act, oldact, setsize) with the kernel's
+ * struct sigaction, as sigaction(): an SA_SIGINFO handler is called
+ * through ufd's trampoline, oldact shows the program's handler.  Returns
+ * 0 or -errno (the kernel's: EINVAL, EFAULT).  Async-signal-safe.
+ */
+long ufd_rt_sigaction(int sig, const void *act, void *oldact,
+		      unsigned long setsize);
+
+/*
+ * Descriptor fd (the program's number, >= 0) is a signalfd this process
+ * has just made or given to signalfd(): from now on read(), __read_chk()
+ * and syscall(SYS_read) on it give records whose ssi_fd names the
+ * program's descriptor, as ufd_siginfo_fix does (the first call puts
+ * ufd's check in front of the real read functions).  Keeps errno.
+ * shim_signal.c.
+ */
+void ufd_signalfd_made(int fd);
+
+/* After a raw read of r bytes into buf from real descriptor fd: the
+ * records of a signalfd fixed as read()'s are.  Async-signal-safe. */
+void ufd_signalfd_read(int fd, void *buf, ssize_t r);
+
 /* At start-up: fork handlers for the lock of the table of signal
  * handlers (shim_signal.c). */
 void ufd_signal_init(void);
+
+/*
+ * syscall(number, a...) for the system calls whose structures hold
+ * descriptors and that libc has no function for: SYS_bpf,
+ * SYS_io_uring_register, SYS_landlock_add_rule.  The descriptors are
+ * translated in copies (never in the caller's memory); a descriptor bpf
+ * makes is finished as a new one.  Returns what syscall() returns.
+ * shim_sysdata.c.
+ */
+long ufd_syscall_inside(long number, long a[6]);
 
 /* At start-up, after the table: where libufd.so is, whether children get
  * it (UFD_INHERIT), and the descriptors handed off by the program that
@@ -186,6 +219,10 @@ void ufd_exec_init(void);
 /* Close fd, virtual or real, as the application's close() does.
  * Returns 0 or -errno. */
 int ufd_close(int fd);
+
+/* 1 once ufd_shim_init has resolved every real function: no pointer is
+ * its stub any more. */
+extern int ufd_resolved;
 
 /* libufd.so's file name as the loader has it (absolute, or as
  * LD_PRELOAD gave it), found by ufd_shim_init's walk; NULL if it was not. */
@@ -216,6 +253,12 @@ extern int ufd_interposed;
  *     ufd_sys_read_self; recvmsg, recvmmsg (UFD_MODE=all): the control
  *     data the kernel has just written;
  *   ioctl(FICLONERANGE): its structure, with ufd_sys_read_self;
+ *   syscall(): openat2's open_how (under UFD_CLOEXEC), rt_sigaction's
+ *     structures, the structures and arrays of bpf, io_uring_register
+ *     and landlock_add_rule, with ufd_sys_read_self, and the pidfd
+ *     clone/clone3 wrote, with ufd_sys_read_self and ufd_sys_write_self;
+ *     bpf's copy written back with ufd_sys_write_self;
+ *   read() of a signalfd: the records the kernel has just written;
  *   exec, spawn, system, popen: the environment, with ufd_sys_read_self
  *     (shim_exec.c);
  *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just

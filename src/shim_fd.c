@@ -764,14 +764,18 @@ UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 	if (fd == -1) {
 		int added = newfd_add_cloexec(&flags, SFD_CLOEXEC);
 
-		return ufd_ret_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
-				  UFD_CALL_signalfd);
+		r = ufd_ret_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
+				   UFD_CALL_signalfd);
+	} else {
+		r = UFD_REAL(signalfd)(real, mask, flags);
+		/* Given an existing descriptor, signalfd returns it: the
+		 * virtual one the caller named, not its backing descriptor. */
+		if (r >= 0 && real != fd && r == real)
+			r = fd;
 	}
-	r = UFD_REAL(signalfd)(real, mask, flags);
-
-	/* Given an existing descriptor, signalfd returns it: the virtual one
-	 * the caller named, not its backing descriptor. */
-	return r >= 0 && real != fd && r == real ? fd : r;
+	if (r >= 0)
+		ufd_signalfd_made(r);
+	return r;
 }
 
 /* ---- pidfd_getfd ---- */

@@ -29,15 +29,18 @@
  * like the kernel's actions); exec resets the kernel's actions, and the
  * table with the process.
  *
- * syscall(SYS_rt_sigtimedwait) rewrites it too (shim_syscall.c).  Not
- * covered (ufd(7)): raw syscall(SYS_rt_sigaction), which reaches the
- * kernel unchanged; signalfd, whose ssi_fd is read with read().
+ *   - ssi_fd of the records read from a signalfd: see "signalfd" below.
+ *
+ * syscall(SYS_rt_sigtimedwait) rewrites it too, and syscall(SYS_rt_sigaction)
+ * installs the trampoline as sigaction does (shim_syscall.c, with the
+ * kernel's struct sigaction).
  */
 #include "shim.h"
 
 #include <pthread.h>
 
 #include "sys.h"
+#include "text.h"
 #include "vfd_table.h"
 
 typedef void (*siginfo_handler)(int, siginfo_t *, void *);
@@ -110,16 +113,25 @@ UFD_EARLY static int sig_has_other_codes(int sig)
 	return 0;
 }
 
-UFD_EARLY void ufd_siginfo_fix(int sig, siginfo_t *info)
+/* The descriptor the program knows for the si_fd (ssi_fd) fd of a signal
+ * sig with code code: the virtual one it backs, else fd. */
+UFD_EARLY static int program_fd(int sig, int code, int fd)
 {
 	int v;
 
-	if (sig_has_other_codes(sig) || info->si_code < POLL_IN ||
-	    info->si_code > POLL_HUP || info->si_fd < 0)
-		return;
-	v = vfd_owner(info->si_fd);
-	if (v >= 0)
-		info->si_fd = v;
+	if (sig_has_other_codes(sig) || code < POLL_IN || code > POLL_HUP ||
+	    fd < 0)
+		return fd;
+	v = vfd_owner(fd);
+	return v >= 0 ? v : fd;
+}
+
+UFD_EARLY void ufd_siginfo_fix(int sig, siginfo_t *info)
+{
+	int fd = program_fd(sig, info->si_code, info->si_fd);
+
+	if (fd != info->si_fd)
+		info->si_fd = fd;
 }
 
 /* What the kernel calls for a program's SA_SIGINFO handler.  Not
@@ -137,13 +149,12 @@ UFD_EARLY static void trampoline(int sig, siginfo_t *info, void *uc)
 		h(sig, info, uc);
 }
 
-/* Does act need the trampoline? */
-UFD_EARLY static int wants_trampoline(int sig, const struct sigaction *act)
+/* Does a new action with handler h and flags need the trampoline? */
+UFD_EARLY static int wants_trampoline(int sig, void *h, unsigned long flags)
 {
-	return act && sig > 0 && sig < _NSIG && sig != SIGKILL &&
-	       sig != SIGSTOP && (act->sa_flags & SA_SIGINFO) &&
-	       act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN &&
-	       act->sa_sigaction != trampoline;
+	return sig > 0 && sig < _NSIG && sig != SIGKILL && sig != SIGSTOP &&
+	       (flags & SA_SIGINFO) && h != (void *)SIG_DFL &&
+	       h != (void *)SIG_IGN && h != (void *)trampoline;
 }
 
 /* The program's handler for an old action whose handler is the kernel's
@@ -155,39 +166,111 @@ UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
 	return kernel_handler;
 }
 
+/*
+ * One change of a signal's action, by libc's sigaction or the raw system
+ * call, whose structures differ: change_begin takes the lock and returns
+ * the handler to give the kernel in place of the new action's h (the
+ * trampoline, with h recorded, or h itself); change_end, after the real
+ * call (ok: it succeeded), turns *old, the old handler the kernel
+ * reported (old NULL: none asked), into the program's, undoes the record
+ * if the call failed, and unlocks.
+ */
+struct change {
+	int sig, tramp;
+	siginfo_handler prev;
+	sigset_t saved;
+};
+
+UFD_EARLY static void *change_begin(struct change *c, int sig, void *h,
+				    unsigned long flags)
+{
+	c->sig = sig;
+	c->tramp = wants_trampoline(sig, h, flags);
+	sig_lock(&c->saved);
+	if (!c->tramp)
+		return h;
+	c->prev = handlers[sig];
+	__atomic_store_n(&handlers[sig], (siginfo_handler)h, __ATOMIC_RELEASE);
+	return (void *)trampoline;
+}
+
+UFD_EARLY static void change_end(struct change *c, int ok, void **old)
+{
+	/* The old trampoline stood for the handler before ours. */
+	if (ok && old && *old == (void *)trampoline)
+		*old = c->tramp ? (void *)c->prev : program_handler(c->sig, *old);
+	if (!ok && c->tramp)
+		__atomic_store_n(&handlers[c->sig], c->prev, __ATOMIC_RELEASE);
+	sig_unlock(&c->saved);
+}
+
 UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 				      struct sigaction *),
 			  int sig, const struct sigaction *act,
 			  struct sigaction *oldact)
 {
 	struct sigaction mine, old;
-	siginfo_handler prev = NULL;
-	sigset_t saved;
-	int r, tramp = wants_trampoline(sig, act), err;
+	struct change c;
+	void *h = change_begin(&c, sig, act ? (void *)act->sa_sigaction : NULL,
+			       act ? (unsigned long)act->sa_flags : 0);
+	int r, err;
 
-	sig_lock(&saved);
-	if (tramp) {
-		prev = handlers[sig];
+	if (c.tramp) {
 		mine = *act;
-		mine.sa_sigaction = trampoline;
-		__atomic_store_n(&handlers[sig], act->sa_sigaction,
-				 __ATOMIC_RELEASE);
+		mine.sa_sigaction = (siginfo_handler)h;
 	}
-	r = real(sig, tramp ? &mine : act, oldact ? &old : NULL);
+	r = real(sig, c.tramp ? &mine : act, oldact ? &old : NULL);
 	err = errno;
+	h = oldact && r == 0 ? (void *)old.sa_sigaction : NULL;
+	change_end(&c, r == 0, oldact ? &h : NULL);
 	if (r == 0 && oldact) {
-		void *h = (void *)old.sa_sigaction;
-
-		/* The old trampoline stood for the handler before ours. */
-		if (h == (void *)trampoline)
-			h = tramp ? (void *)prev : program_handler(sig, h);
 		old.sa_sigaction = (siginfo_handler)h;
 		*oldact = old;
 	}
-	if (r != 0 && tramp)
-		__atomic_store_n(&handlers[sig], prev, __ATOMIC_RELEASE);
-	sig_unlock(&saved);
 	errno = err;
+	return r;
+}
+
+/*
+ * The kernel's struct sigaction (x86_64 and arm64 alike: both have
+ * SA_RESTORER), for syscall(SYS_rt_sigaction).  Its mask is sigsetsize
+ * bytes, which the kernel refuses unless 8.
+ */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask;
+};
+
+UFD_EARLY long ufd_rt_sigaction(int sig, const void *act, void *oldact,
+				unsigned long setsize)
+{
+	struct k_sigaction mine, old;
+	struct change c;
+	void *h;
+	long r;
+
+	/* What the kernel refuses before it reads anything (a bad size, an
+	 * unreadable act) it refuses itself. */
+	if (setsize != sizeof(mine.mask) ||
+	    (act && (ufd_unmapped(act) ||
+		     ufd_sys_read_self(&mine, act, sizeof(mine)) != sizeof(mine))))
+		return ufd_sys6(SYS_rt_sigaction, sig, (long)act, (long)oldact,
+				(long)setsize, 0, 0);
+	h = change_begin(&c, sig, act ? mine.handler : NULL, act ? mine.flags : 0);
+	mine.handler = h;
+	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&mine : 0,
+		     oldact ? (long)&old : 0, (long)setsize, 0, 0);
+	h = oldact && r == 0 ? old.handler : NULL;
+	change_end(&c, r == 0, oldact ? &h : NULL);
+	if (r == 0 && oldact) {
+		old.handler = h;
+		/* The kernel too changes the action before it writes oldact. */
+		if (ufd_unmapped(oldact) ||
+		    ufd_sys_write_self(oldact, &old, sizeof(old)) != sizeof(old))
+			r = -EFAULT;
+	}
 	return r;
 }
 
@@ -274,4 +357,133 @@ UFD_PUBLIC int sigtimedwait(const sigset_t *set, siginfo_t *info,
 	if (r > 0 && info)
 		ufd_siginfo_fix(r, info);
 	return r;
+}
+
+/*
+ * signalfd.  Its records (struct signalfd_siginfo) are read with read(),
+ * the hot path, which must not pay for them.  So nothing happens until
+ * the process makes its first signalfd (ufd_signalfd_made): then a
+ * checking function goes in front of the real read and __read_chk, by
+ * one atomic store of each pointer, and calls whatever was there before.
+ * It looks at a read's result only if it is whole records, the process
+ * holds virtual descriptors, and the descriptor is marked as a signalfd
+ * (sfd_marks, by the real descriptor's number, below SFD_MARKS).  A mark
+ * is a hint: a marked descriptor may have been closed and its number
+ * reused, so the kernel is asked (where /proc/self/fd/N points) before a
+ * byte is changed, and a stale mark is dropped (should another thread
+ * make a signalfd on that very number meanwhile, its mark may go too:
+ * its records then keep the kernel's number, nothing worse).  A process that never
+ * makes a signalfd pays nothing; one that does pays a few instructions a
+ * read, and a readlink per read of a signalfd while it holds virtual
+ * descriptors.
+ *
+ * Not covered (ufd(7)): signalfds this process did not make through
+ * signalfd() or syscall() (inherited across exec, received in a message)
+ * and copies of one (dup, fcntl(F_DUPFD), nonseqfd: a new number, not
+ * marked); readv and raw syscall(SYS_readv) on a signalfd.
+ */
+#define SFD_MARKS (1U << 20) /* the kernel's default nr_open */
+#define SFD_WORD_BITS (8 * sizeof(unsigned long))
+
+static unsigned long sfd_marks[SFD_MARKS / SFD_WORD_BITS];
+static int sfd_installed;
+static ssize_t (*read_before)(int, void *, size_t);
+static ssize_t (*read_chk_before)(int, void *, size_t, size_t);
+
+static int sfd_marked(int fd)
+{
+	return (unsigned)fd < SFD_MARKS &&
+	       (__atomic_load_n(&sfd_marks[fd / SFD_WORD_BITS],
+				__ATOMIC_RELAXED) >>
+		(fd % SFD_WORD_BITS)) & 1;
+}
+
+/* Is fd a signalfd now?  Asks the kernel with raw calls: async-signal-safe,
+ * errno untouched.  No (so nothing changed) when /proc is not there. */
+static int is_signalfd(int fd)
+{
+	static const char want[] = "anon_inode:[signalfd]";
+	char path[32] = "/proc/self/fd/", link[sizeof(want)];
+	long n;
+
+	*ufd_put_decimal(path + strlen(path), (unsigned)fd) = 0;
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)path, (long)link,
+		     sizeof(link), 0, 0);
+	return n == (long)sizeof(want) - 1 && memcmp(link, want, (size_t)n) == 0;
+}
+
+/* After a read of r bytes into buf from real descriptor fd. */
+static void sfd_after_read(int fd, void *buf, ssize_t r)
+{
+	const size_t size = sizeof(struct signalfd_siginfo);
+
+	if (r < (ssize_t)size || (size_t)r % size || !vfd_any() ||
+	    !sfd_marked(fd))
+		return;
+	if (!is_signalfd(fd)) {
+		__atomic_and_fetch(&sfd_marks[fd / SFD_WORD_BITS],
+				   ~(1UL << (fd % SFD_WORD_BITS)), __ATOMIC_RELAXED);
+		return;
+	}
+	/* The kernel has just written the records: readable and writable,
+	 * but not necessarily aligned. */
+	for (char *p = buf; p < (char *)buf + r; p += size) {
+		struct signalfd_siginfo ssi;
+		int fixed;
+
+		memcpy(&ssi, p, size);
+		fixed = program_fd((int)ssi.ssi_signo, ssi.ssi_code, ssi.ssi_fd);
+		if (fixed != ssi.ssi_fd) {
+			ssi.ssi_fd = fixed;
+			memcpy(p, &ssi, size);
+		}
+	}
+}
+
+void ufd_signalfd_read(int fd, void *buf, ssize_t r)
+{
+	if (__atomic_load_n(&sfd_installed, __ATOMIC_RELAXED))
+		sfd_after_read(fd, buf, r);
+}
+
+static ssize_t read_checked(int fd, void *buf, size_t count)
+{
+	ssize_t r = __atomic_load_n(&read_before, __ATOMIC_ACQUIRE)(fd, buf, count);
+
+	sfd_after_read(fd, buf, r);
+	return r;
+}
+
+static ssize_t read_chk_checked(int fd, void *buf, size_t count, size_t buflen)
+{
+	ssize_t r = __atomic_load_n(&read_chk_before, __ATOMIC_ACQUIRE)(
+		fd, buf, count, buflen);
+
+	sfd_after_read(fd, buf, r);
+	return r;
+}
+
+void ufd_signalfd_made(int fd)
+{
+	int real = vfd_translate(fd), err;
+
+	if ((unsigned)real < SFD_MARKS)
+		__atomic_or_fetch(&sfd_marks[real / SFD_WORD_BITS],
+				  1UL << (real % SFD_WORD_BITS), __ATOMIC_RELAXED);
+	if (__atomic_exchange_n(&sfd_installed, 1, __ATOMIC_ACQ_REL))
+		return;
+	/* Before ufd's constructor (a signalfd made by an earlier one), a
+	 * pointer may still be its stub, which would overwrite the checking
+	 * function with libc's as it resolves: a call that fails resolves it
+	 * first. */
+	if (!__atomic_load_n(&ufd_resolved, __ATOMIC_ACQUIRE)) {
+		err = errno;
+		UFD_REAL(read)(-1, NULL, 0);
+		UFD_REAL(__read_chk)(-1, NULL, 0, 0);
+		errno = err;
+	}
+	__atomic_store_n(&read_before, UFD_REAL(read), __ATOMIC_RELEASE);
+	__atomic_store_n(&read_chk_before, UFD_REAL(__read_chk), __ATOMIC_RELEASE);
+	__atomic_store_n(&ufd_real_read, read_checked, __ATOMIC_RELEASE);
+	__atomic_store_n(&ufd_real___read_chk, read_chk_checked, __ATOMIC_RELEASE);
 }

@@ -9,6 +9,7 @@
 #include "shim.h"
 
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
 
 #include "sys.h"
@@ -50,8 +51,7 @@ static unsigned syscall_fd_args(long number)
 	/* mounts, modules, message queues, io_uring, landlock, processes */
 	case SYS_mount_setattr: case SYS_finit_module: case SYS_mq_timedsend:
 	case SYS_mq_timedreceive: case SYS_mq_notify: case SYS_mq_getsetattr:
-	case SYS_io_uring_enter: case SYS_io_uring_register:
-	case SYS_landlock_add_rule: case SYS_landlock_restrict_self:
+	case SYS_io_uring_enter: case SYS_landlock_restrict_self:
 	case SYS_process_madvise: case SYS_process_mrelease:
 #ifdef SYS_quotactl_fd
 	case SYS_quotactl_fd:
@@ -150,10 +150,16 @@ static int syscall_made_fd(long number, long a[6], struct made_fd *m)
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(2, O_CLOEXEC /* OPEN_TREE_CLOEXEC */, syscall);
 	case SYS_openat2:
-		/* The close-on-exec flag is inside struct open_how, the
-		 * caller's: not added (ufd(7)). */
+		/* The close-on-exec flag is inside struct open_how: added in
+		 * a copy (openat2_cloexec). */
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(-1, 0, syscall);
+	case SYS_seccomp:
+		/* the listener: with it, a positive result is a descriptor
+		 * (the kernel refuses it with TSYNC, whose result is a tid) */
+		return a[0] == SECCOMP_SET_MODE_FILTER &&
+		       (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) &&
+		       MADE(-1, 0, syscall);
 	case SYS_io_uring_setup: /* always close-on-exec */
 		return MADE(-1, 0, syscall);
 	case SYS_mq_open: /* always close-on-exec */
@@ -166,6 +172,59 @@ static int syscall_made_fd(long number, long a[6], struct made_fd *m)
 		return (int)a[0] == -1 && MADE(3, SFD_CLOEXEC, signalfd);
 	}
 	return 0;
+}
+
+/*
+ * openat2's struct open_how (flags first) under UFD_CLOEXEC: copied into
+ * how, O_CLOEXEC added, and a[2] pointed at the copy; the caller's memory
+ * is never written.  Returns 1 if it added the flag.  A structure ufd
+ * cannot read, or larger than how, goes to the kernel as it is (EFAULT,
+ * E2BIG are the kernel's).
+ */
+#define OPEN_HOW_MAX 256
+
+static int openat2_cloexec(long a[6], uint64_t how[OPEN_HOW_MAX / 8])
+{
+	size_t size = (size_t)a[3];
+
+	if (!ufd_settings.cloexec || size < sizeof(uint64_t) || size > OPEN_HOW_MAX ||
+	    ufd_unmapped((void *)a[2]) ||
+	    ufd_sys_read_self(how, (void *)a[2], size) != (long)size ||
+	    (how[0] & O_CLOEXEC))
+		return 0;
+	how[0] |= O_CLOEXEC;
+	a[2] = (long)how;
+	return 1;
+}
+
+/*
+ * The pidfd that clone3 (struct clone_args: flags, then where the pidfd
+ * goes) or clone (its parent_tid argument, the third on x86_64 and arm64)
+ * with CLONE_PIDFD has just written at *where in the parent: finished as
+ * a new descriptor, and the number the program gets written back.  The
+ * child exists already, so a pidfd past the application's limit stays as
+ * the kernel made it.  Only without CLONE_VM, decided before the call: a
+ * child sharing the memory may run on this very stack (vfork-like) and
+ * change what the parent would read after the call; nothing is done in
+ * the child (result 0).
+ */
+static void clone_pidfd(long where)
+{
+	int fd, fin;
+
+	if (ufd_unmapped((void *)where) ||
+	    ufd_sys_read_self(&fd, (void *)where, sizeof(fd)) != sizeof(fd) ||
+	    fd < 0 || (unsigned)fd >= ufd_app_nofile)
+		return;
+	fin = newfd_finish(fd, 0, UFD_CALL_syscall);
+	if (fin != fd)
+		ufd_sys_write_self((void *)where, &fin, sizeof(fin));
+}
+
+/* Does a clone with these flags make a pidfd ufd finishes? */
+static int clone_finishes(uint64_t flags)
+{
+	return (flags & CLONE_PIDFD) && !(flags & CLONE_VM) && !newfd_plain();
 }
 
 /* The fsconfig commands whose last argument is a descriptor. */
@@ -268,6 +327,9 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	case SYS_setsockopt:
 		return setsockopt((int)a[0], (int)a[1], (int)a[2], (const void *)a[3],
 				  (socklen_t)a[4]);
+	/* Descriptors inside structures (shim_sysdata.c). */
+	case SYS_bpf: case SYS_io_uring_register: case SYS_landlock_add_rule:
+		return ufd_syscall_inside(number, a);
 	case SYS_fsconfig:
 		a[0] = vfd_translate((int)a[0]);
 		if ((int)a[1] == FSCONFIG_SET_FD_ || (int)a[1] == FSCONFIG_SET_PATH_ ||
@@ -284,8 +346,17 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		int fd = (int)a[0], real = vfd_translate(fd);
 		long r = UFD_REAL(syscall)(number, (long)real, a[1], a[2], a[3]);
 
-		return r >= 0 && real != fd && r == real ? fd : r;
+		if (r >= 0 && real != fd && r == real)
+			r = fd;
+		if (r >= 0)
+			ufd_signalfd_made((int)r);
+		return r;
 	}
+	case SYS_rt_sigaction:
+		/* As sigaction(): SA_SIGINFO handlers see the program's si_fd. */
+		return ufd_ret((int)ufd_rt_sigaction((int)a[0], (const void *)a[1],
+						     (void *)a[2],
+						     (unsigned long)a[3]));
 	case SYS_rt_sigtimedwait: {
 		/* As sigtimedwait(): si_fd the virtual descriptor. */
 		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3]);
@@ -327,24 +398,58 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	case SYS_poll:
 		return poll((struct pollfd *)a[0], (nfds_t)a[1], (int)a[2]);
 #endif
+	case SYS_clone3: {
+		uint64_t head[2]; /* flags, pidfd */
+		long r;
+
+		if (a[1] < (long)sizeof(head) || ufd_unmapped((void *)a[0]) ||
+		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head) ||
+		    !clone_finishes(head[0]))
+			return UFD_REAL(syscall)(number, a[0], a[1]);
+		r = UFD_REAL(syscall)(number, a[0], a[1]);
+		if (r > 0)
+			clone_pidfd((long)head[1]);
+		return r;
+	}
+	case SYS_clone: {
+		long r;
+
+		if (!clone_finishes((uint64_t)a[0]))
+			return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+		if (r > 0)
+			clone_pidfd(a[2]);
+		return r;
+	}
 	}
 	if (syscall_made_fd(number, a, &m)) {
+		uint64_t how[OPEN_HOW_MAX / 8];
 		int added = 0;
 		long r;
 
 		if (m.flag_arg >= 0 && ufd_settings.cloexec && !(a[m.flag_arg] & m.flag)) {
 			a[m.flag_arg] |= m.flag;
 			added = 1;
+		} else if (number == SYS_openat2) {
+			added = openat2_cloexec(a, how);
 		}
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
-		if (r < 0 || newfd_plain())
-			return r;
-		return ufd_ret_new_fd((int)r, added, m.call);
+		if (r >= 0 && !newfd_plain())
+			r = ufd_ret_new_fd((int)r, added, m.call);
+		if (r >= 0 && number == SYS_signalfd4)
+			ufd_signalfd_made((int)r);
+		return r;
 	}
 	fds = syscall_fd_args(number);
 	for (int i = 0; fds; i++, fds >>= 1)
 		if (fds & 1)
 			a[i] = vfd_translate((int)a[i]);
+	if (number == SYS_read) {
+		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2]);
+
+		ufd_signalfd_read((int)a[0], (void *)a[1], r);
+		return r;
+	}
 	return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 

@@ -39,7 +39,7 @@ LAYERS = [
     ("newfd", "what happens to a descriptor a call has just made",
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
-     ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_ioctl.c",
+     ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_ioctl.c", "shim_sysdata.c",
       "shim_stream.c", "shim_exec.c", "shim_path.c", "shim_limits.c",
       "shim_signal.c", "shim_syscall.c"]),
     ("api", "the public API and the one constructor",

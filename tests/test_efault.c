@@ -90,7 +90,13 @@ extern char **environ;
 	X(socketpair)                 \
 	X(getrlimit)                  \
 	X(setrlimit)                  \
-	X(signalfd)
+	X(signalfd)                   \
+	X(syscall_rt_sigaction)       \
+	X(syscall_rt_sigaction_old)   \
+	X(syscall_bpf)                \
+	X(syscall_io_uring_files)     \
+	X(syscall_io_uring_update)    \
+	X(syscall_landlock_add_rule)
 
 #define NAME(call) #call,
 static const char *const path_calls[] = { PATH_CALLS(NAME) };
@@ -244,7 +250,27 @@ static long memory_call(int call, enum kind kind)
 	case 11: return socketpair(AF_UNIX, SOCK_STREAM, 0, bad(kind, 2 * sizeof(int)));
 	case 12: return getrlimit(RLIMIT_NOFILE, bad(kind, sizeof(struct rlimit)));
 	case 13: return setrlimit(RLIMIT_NOFILE, bad(kind, sizeof(struct rlimit)));
-	default: return signalfd(-1, bad(kind, sizeof(sigset_t)), SFD_CLOEXEC);
+	case 14: return signalfd(-1, bad(kind, sizeof(sigset_t)), SFD_CLOEXEC);
+	/* the kernel's struct sigaction: handler, flags, restorer, mask */
+	case 15: return syscall(SYS_rt_sigaction, SIGUSR2, bad(kind, 4 * sizeof(long)),
+				NULL, 8);
+	case 16: return syscall(SYS_rt_sigaction, SIGUSR2, NULL,
+				bad(kind, 4 * sizeof(long)), 8);
+	case 17: /* BPF_MAP_LOOKUP_ELEM's union bpf_attr */
+		return syscall(SYS_bpf, 1, bad(kind, 32), 32);
+	case 18: /* IORING_REGISTER_FILES */
+		fd = (int)syscall(SYS_io_uring_setup, 2, (char[120]){ 0 });
+		return fd < 0 ? -2 : syscall(SYS_io_uring_register, fd, 2,
+					      bad(kind, 4 * sizeof(int)), 4);
+	case 19: /* IORING_REGISTER_FILES_UPDATE */
+		fd = (int)syscall(SYS_io_uring_setup, 2, (char[120]){ 0 });
+		return fd < 0 ? -2 : syscall(SYS_io_uring_register, fd, 6,
+					      bad(kind, 16), 1);
+	default: /* LANDLOCK_RULE_PATH_BENEATH */
+		fd = (int)syscall(SYS_landlock_create_ruleset,
+				  (unsigned long long[]){ 1 }, 8, 0);
+		return fd < 0 ? -2 : syscall(SYS_landlock_add_rule, fd, 1,
+					      bad(kind, 12), 0);
 	}
 }
 

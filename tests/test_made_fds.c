@@ -16,7 +16,12 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <linux/nsfs.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <linux/sockios.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/wait.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +31,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -252,8 +259,134 @@ static void check_syscalls(void)
 	/* refused by some kernels' settings or privileges */
 	check_maybe("syscall(SYS_userfaultfd)", syscall(SYS_userfaultfd, 0));
 	check_maybe("syscall(SYS_io_uring_setup)", syscall(SYS_io_uring_setup, 1, (char[120]){ 0 }));
+	check_maybe("syscall(SYS_bpf, BPF_MAP_CREATE)",
+		    syscall(SYS_bpf, 0 /* BPF_MAP_CREATE */,
+			    (unsigned[5]){ 2 /* array */, 4, 4, 1, 0 }, 20));
 	check_maybe("syscall(SYS_landlock_create_ruleset)",
 		    syscall(SYS_landlock_create_ruleset, (unsigned long long[]){ 1 }, 8, 0));
+}
+
+/*
+ * Descriptors made inside other structures through syscall(): openat2's
+ * (UFD_CLOEXEC sets O_CLOEXEC in a copy of struct open_how, never in the
+ * caller's), the pidfd clone3 and clone write with CLONE_PIDFD, and the
+ * listener of a seccomp filter (in a child, which the filter stays on).
+ */
+struct clone_args_ {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+		stack_size, tls;
+};
+
+struct open_how_ {
+	uint64_t flags, mode, resolve;
+};
+
+static void check_pidfd_of(const char *call, long pid, int pidfd)
+{
+	siginfo_t si;
+
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0) {
+		printf("%s: not here (%m)\n", call);
+		return;
+	}
+	if (check_open(call, pidfd, 1) &&
+	    (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) != 0 || si.si_pid != pid)) {
+		printf("FAIL %s: waitid(P_PIDFD, %d): %m\n", call, pidfd);
+		failed++;
+	}
+	close(pidfd);
+}
+
+static void check_inside(void)
+{
+	struct open_how_ how = { .flags = O_RDONLY };
+	struct clone_args_ ca = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	int pidfd = -1, status;
+	long pid;
+
+	check("syscall(SYS_openat2)",
+	      (int)syscall(SYS_openat2, AT_FDCWD, "/dev/null", &how, sizeof(how)));
+	if (how.flags != O_RDONLY) {
+		printf("FAIL syscall(SYS_openat2) changed the caller's open_how\n");
+		failed++;
+	}
+	fflush(stdout);
+	ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	check_pidfd_of("syscall(SYS_clone3, CLONE_PIDFD)", pid, pidfd);
+	pidfd = -1;
+	pid = syscall(SYS_clone, CLONE_PIDFD | SIGCHLD, 0, &pidfd, 0, 0);
+	check_pidfd_of("syscall(SYS_clone, CLONE_PIDFD)", pid, pidfd);
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		struct sock_fprog prog = { .len = 1, .filter = &allow };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			_exit(2);
+		check_maybe("syscall(SYS_seccomp, NEW_LISTENER)",
+			    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				    SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
+		fflush(stdout);
+		_exit(failed ? 1 : 0);
+	}
+	if (pid < 0 || waitpid((pid_t)pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		printf("FAIL the seccomp child\n");
+		failed++;
+	}
+}
+
+/*
+ * A signalfd, itself a new descriptor, and the records read from it: an
+ * O_ASYNC signal of a pipe names the pipe's descriptor in ssi_fd, the
+ * number the program has (virtual under UFD_MODE=all), through read()
+ * and the raw read.
+ */
+static void check_signalfd(void)
+{
+	struct signalfd_siginfo ssi;
+	int p[2], sfd, sig = SIGRTMIN + 3;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 || pipe(p) != 0 ||
+	    fcntl(p[0], F_SETOWN, getpid()) != 0 || fcntl(p[0], F_SETSIG, sig) != 0 ||
+	    fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK) != 0) {
+		printf("FAIL signalfd set-up: %m\n");
+		failed++;
+		return;
+	}
+	sfd = signalfd(-1, &set, SFD_NONBLOCK);
+	if (!check_open("signalfd", sfd, 1))
+		return;
+	for (int raw = 0; raw < 2; raw++) {
+		long n;
+		char c;
+
+		memset(&ssi, 0, sizeof(ssi));
+		if (write(p[1], "x", 1) != 1)
+			break;
+		n = raw ? syscall(SYS_read, sfd, &ssi, sizeof(ssi))
+			: read(sfd, &ssi, sizeof(ssi));
+		if (n != (long)sizeof(ssi) || (int)ssi.ssi_signo != sig ||
+		    ssi.ssi_fd != p[0]) {
+			printf("FAIL %s on signalfd %d: %ld, signal %u, ssi_fd %d, not %d\n",
+			       raw ? "syscall(SYS_read)" : "read", sfd, n,
+			       ssi.ssi_signo, ssi.ssi_fd, p[0]);
+			failed++;
+		}
+		if (read(p[0], &c, 1) != 1)
+			break;
+	}
+	close(sfd);
+	close(p[0]);
+	close(p[1]);
 }
 
 /* The creating functions the audit found (tests/audit.py), and a use of
@@ -382,6 +515,8 @@ int main(void)
 	else
 		check("getsockopt(SO_PEERPIDFD)", pidfd);
 	check_syscalls();
+	check_signalfd();
+	check_inside();
 	check_audited();
 	check_streams();
 	{

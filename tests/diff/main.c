@@ -23,7 +23,7 @@
  *
  * The harness that runs and compares (harness.c, diff.h) is apart from
  * the scripts, a file per family or small group of them: io.c, files.c,
- * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c, signals.c.
+ * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c, inside.c, sysdata.c, signals.c.
  */
 #include "diff.h"
 
@@ -44,6 +44,7 @@
 	X(raw_syscall)    \
 	X(bulk_close)     \
 	X(inside_data)    \
+	X(inside_syscall) \
 	X(signals)
 
 /* The scripts, in the files of their families. */

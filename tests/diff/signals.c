@@ -52,6 +52,34 @@ static int wait_for(int n)
 	     (si).si_code, (si).si_code > 0 && (si).si_code <= POLL_HUP       \
 				   ? (si).si_fd == (fd) : -1)
 
+/* O_ASYNC readiness of pipe p raising sig, caught by the handler: one
+ * byte written, what the handler saw noted, the byte read back. */
+static void async_to_handler(struct run *r, int sig, int p[2])
+{
+	char c;
+
+	LOG(r, fcntl(p[0], F_SETSIG, sig));
+	LOG(r, fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK));
+	got_count = 0;
+	LOG(r, write(p[1], "x", 1));
+	LOG_BOOL(r, wait_for(1));
+	NOTE_HANDLER(r, sig, p[0]);
+	LOG(r, read(p[0], &c, 1));
+}
+
+/* A signalfd record, the same way. */
+#define NOTE_SSI(r, ssi, fd)                                                 \
+	NOTE(r, "signalfd_siginfo", "signo=%u code=%d ssi_fd_is_fd=%d",      \
+	     (ssi).ssi_signo, (ssi).ssi_code, (ssi).ssi_fd == (fd))
+
+/* The kernel's struct sigaction (x86_64, arm64), for the raw call. */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask;
+};
+
 script_fn script_signals;
 
 void script_signals(struct run *r)
@@ -61,8 +89,10 @@ void script_signals(struct run *r)
 	struct sigaction sa, old;
 	sigset_t set;
 	siginfo_t si;
+	struct signalfd_siginfo ssi[2];
+	struct k_sigaction ka, kold;
 	char c;
-	int p[2], d, f;
+	int p[2], d, f, sfd;
 
 	/* sigaction: oldact shows the program's own handler. */
 	memset(&sa, 0, sizeof(sa));
@@ -98,14 +128,8 @@ void script_signals(struct run *r)
 	must(r, pipe(p) == 0, "pipe");
 	fd_of_pair(r, p);
 	LOG(r, fcntl(p[0], F_SETOWN, getpid()));
-	LOG(r, fcntl(p[0], F_SETSIG, rt));
+	async_to_handler(r, rt, p);
 	LOG(r, fcntl(p[0], F_GETSIG));
-	LOG(r, fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK));
-	got_count = 0;
-	LOG(r, write(p[1], "x", 1));
-	LOG_BOOL(r, wait_for(1));
-	NOTE_HANDLER(r, rt, p[0]);
-	LOG(r, read(p[0], &c, 1));
 
 	/* The same signal blocked: sigwaitinfo and sigtimedwait. */
 	sigemptyset(&set);
@@ -165,6 +189,78 @@ void script_signals(struct run *r)
 	LOG(r, close(LOG_FD(r, open("d/b", O_CREAT | O_WRONLY, 0600))));
 	LOG_BOOL(r, wait_for(1));
 	NOTE_HANDLER(r, rt3, d);
+
+	/* A signalfd: ssi_fd of its records, through read(), the raw read
+	 * and a signalfd made through syscall(). */
+	sigemptyset(&set);
+	sigaddset(&set, rt2);
+	LOG(r, fcntl(p[0], F_SETSIG, rt2));
+	LOG(r, fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK));
+	sfd = LOG_FD(r, signalfd(-1, &set, SFD_NONBLOCK));
+	LOG(r, write(p[1], "x", 1));
+	memset(ssi, 0, sizeof(ssi));
+	LOG(r, read(sfd, ssi, sizeof(ssi)));
+	NOTE_SSI(r, ssi[0], p[0]);
+	LOG(r, read(p[0], &c, 1));
+	LOG(r, signalfd(sfd, &set, 0) == sfd);
+	LOG(r, write(p[1], "x", 1));
+	memset(ssi, 0, sizeof(ssi));
+	LOG(r, syscall(SYS_read, sfd, ssi, sizeof(ssi)));
+	NOTE_SSI(r, ssi[0], p[0]);
+	LOG(r, read(p[0], &c, 1));
+	LOG(r, read(sfd, ssi, sizeof(ssi)));
+	LOG(r, close(sfd));
+	sfd = LOG_FD(r, syscall(SYS_signalfd4, -1, &set, _NSIG / 8, SFD_NONBLOCK));
+	LOG(r, write(p[1], "x", 1));
+	memset(ssi, 0, sizeof(ssi));
+	LOG(r, read(sfd, ssi, sizeof(ssi)));
+	NOTE_SSI(r, ssi[0], p[0]);
+	LOG(r, read(p[0], &c, 1));
+	LOG(r, close(sfd));
+	LOG(r, fcntl(p[0], F_SETFL, O_NONBLOCK));
+
+	/* A file on a closed signalfd's number: what looks like a record
+	 * naming the pipe's backing descriptor is read as written. */
+	sfd = LOG_FD(r, signalfd(-1, &set, 0));
+	LOG(r, close(sfd));
+	f = LOG_FD(r, open("not-a-signalfd", O_RDWR | O_CREAT | O_TRUNC, 0600));
+	LOG_BOOL(r, f == sfd);
+	memset(ssi, 0, sizeof(ssi));
+	ssi[0].ssi_signo = (uint32_t)rt2;
+	ssi[0].ssi_code = POLL_IN;
+	ssi[0].ssi_fd = api_backing_fd(p[0]);
+	ssi[1] = ssi[0];
+	LOG(r, write(f, ssi, sizeof(ssi)));
+	LOG(r, lseek(f, 0, SEEK_SET));
+	memset(ssi, 0, sizeof(ssi));
+	LOG(r, read(f, ssi, sizeof(ssi)));
+	NOTE(r, "file data", "as written=%d",
+	     ssi[0].ssi_fd == api_backing_fd(p[0]) && ssi[1].ssi_fd == ssi[0].ssi_fd);
+	LOG(r, close(f));
+
+	/* syscall(SYS_rt_sigaction) with the kernel's structure (the
+	 * restorer glibc's, which the kernel reports), as sigaction. */
+	memset(&ka, 0, sizeof(ka));
+	LOG(r, syscall(SYS_rt_sigaction, rt, NULL, &ka, _NSIG / 8));
+	ka.handler = (void *)record;
+	ka.flags |= SA_SIGINFO | SA_RESTART;
+	ka.mask = 0;
+	LOG(r, syscall(SYS_rt_sigaction, rt, &ka, NULL, _NSIG / 8));
+	memset(&old, 0, sizeof(old));
+	LOG(r, sigaction(rt, NULL, &old));
+	LOG_BOOL(r, old.sa_sigaction == record);
+	memset(&kold, 0, sizeof(kold));
+	LOG(r, syscall(SYS_rt_sigaction, rt, NULL, &kold, _NSIG / 8));
+	LOG_BOOL(r, kold.handler == (void *)record);
+	LOG_BOOL(r, (kold.flags & SA_SIGINFO) != 0);
+	LOG(r, syscall(SYS_rt_sigaction, rt, &ka, &kold, _NSIG / 8));
+	LOG_BOOL(r, kold.handler == (void *)record);
+	LOG(r, syscall(SYS_rt_sigaction, rt, &ka, NULL, 4));
+	LOG(r, syscall(SYS_rt_sigaction, rt, null_ptr, NULL, _NSIG / 8));
+	LOG(r, syscall(SYS_rt_sigaction, rt, NULL, null_ptr, _NSIG / 8));
+	LOG(r, syscall(SYS_rt_sigaction, SIGKILL, &ka, NULL, _NSIG / 8));
+	async_to_handler(r, rt, p);
+	LOG(r, fcntl(p[0], F_SETFL, O_NONBLOCK));
 
 	LOG(r, close(d));
 	LOG(r, close(p[0]));

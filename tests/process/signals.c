@@ -8,6 +8,8 @@
  */
 #include "process.h"
 
+#include <sys/signalfd.h>
+
 /* ---- closes from signal handlers ---- */
 
 #define HANDLER_VFDS 400
@@ -352,6 +354,79 @@ START_TEST(sigaction_races_delivery)
 }
 END_TEST
 
+/* ---- the read check the first signalfd puts in, while threads read ---- */
+
+#define INSTALL_READERS 3
+
+static char install_text[129];
+static volatile int install_stop, install_bad;
+static volatile long install_reads;
+
+/* Read the whole 128-byte file again and again (whole records' size: the
+ * check looks at each read), counting reads that differ from it. */
+static void *install_reader(void *arg)
+{
+	int v = *(int *)arg;
+	char buf[128];
+
+	while (!__atomic_load_n(&install_stop, __ATOMIC_RELAXED)) {
+		if (lseek(v, 0, SEEK_SET) != 0 || read(v, buf, sizeof(buf)) != sizeof(buf) ||
+		    memcmp(buf, install_text, sizeof(buf)) != 0)
+			__atomic_add_fetch(&install_bad, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&install_reads, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void wait_reads(long n)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while (__atomic_load_n(&install_reads, __ATOMIC_RELAXED) < n &&
+	       now.tv_sec - start.tv_sec < 10);
+}
+
+START_TEST(signalfd_check_while_reading)
+{
+	struct signalfd_siginfo ssi;
+	int v[INSTALL_READERS], sfd;
+	pthread_t t[INSTALL_READERS];
+	sigset_t set;
+
+	for (int i = 0; i < 128; i++)
+		install_text[i] = (char)('a' + i % 26);
+	install_stop = install_bad = 0;
+	install_reads = 0;
+	for (int i = 0; i < INSTALL_READERS; i++) {
+		v[i] = api_nonseqfd(temp_file(install_text), NONSEQFD_CLOSE);
+		ck_assert(is_vfd(v[i]));
+		ck_assert_int_eq(pthread_create(&t[i], NULL, install_reader, &v[i]), 0);
+	}
+	wait_reads(3000);
+	/* the first signalfd of the process: the check goes in now */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &set, NULL), 0);
+	sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	ck_assert_int_ge(sfd, 0);
+	wait_reads(__atomic_load_n(&install_reads, __ATOMIC_RELAXED) + 3000);
+	__atomic_store_n(&install_stop, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < INSTALL_READERS; i++) {
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+		close(v[i]);
+	}
+	ck_assert_int_eq(install_bad, 0);
+	/* and the signalfd works through the check */
+	ck_assert_int_eq(kill(getpid(), SIGUSR1), 0);
+	ck_assert_int_eq(read(sfd, &ssi, sizeof(ssi)), (int)sizeof(ssi));
+	ck_assert_int_eq((int)ssi.ssi_signo, SIGUSR1);
+	close(sfd);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *signals_case(void)
@@ -359,6 +434,7 @@ TCase *signals_case(void)
 	return new_case("signals",
 			TESTS(sigalrm_handler_closes, pthread_kill_handler_closes,
 			      fork_in_handler_child_uses_table,
-			      handler_fcntl_and_read, sigaction_races_delivery),
+			      handler_fcntl_and_read, sigaction_races_delivery,
+			      signalfd_check_while_reading),
 			60);
 }
