@@ -7,6 +7,7 @@
 #include "shim.h"
 
 #include "log.h"
+#include "report.h"
 #include "settings.h"
 #include "sys.h"
 #include "ufd.h"
@@ -46,6 +47,8 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 	vfd = vfd_create(vfd_translate(fd), vflags, VFD_AT_RANDOM, 0);
 	if (vfd < 0)
 		return ufd_ret(vfd);
+	if (ufd_settings.report)
+		report_created(vfd, REPORT_CALL_NONSEQFD, 0);
 	if (flags & NONSEQFD_CLOSE)
 		ufd_close(fd); /* as close(fd) would: its error is not nonseqfd's */
 	return vfd;
@@ -87,6 +90,7 @@ __attribute__((constructor)) static void ufd_init(void)
 	ufd_settings_load();
 	ufd_log_init(ufd_settings.log);
 	ufd_shim_init();
+	ufd_report_shim_init();
 	vfd_init();
 	ufd_stream_init();
 	ufd_signal_init();

@@ -195,8 +195,12 @@ int newfd_finish_flagged(int fd, int virt, unsigned vflags, int added,
 {
 	int r;
 
-	if (virt)
-		return newfd_virtual_or_close(fd, vflags);
+	if (virt) {
+		r = newfd_virtual_or_close(fd, vflags);
+		if (r >= 0 && ufd_settings.report)
+			report_created(r, call, 0);
+		return r;
+	}
 	if (vflags & VFD_CLOFORK) {
 		r = vfd_real_set_flags(fd, VFD_CLOFORK);
 		if (r < 0) {

@@ -23,6 +23,7 @@
 
 #include "calls.h"
 #include "placement.h"
+#include "report.h"
 #include "settings.h"
 #include "sys.h"
 
@@ -88,14 +89,18 @@ int newfd_past_limit(int fd);
  * Descriptor fd (>= 0, below the application's limit), just made by the
  * call: a standard stream keeps its flags as the kernel made them (with
  * `added` undone); under UFD_MODE=all anything else becomes virtual
- * (newfd_virtual_or_real).  Returns the descriptor the application gets;
+ * (newfd_virtual_or_real); under UFD_REPORT its record is made
+ * (report_created).  Returns the descriptor the application gets;
  * never fails.
  */
 static inline int newfd_finish(int fd, int added, enum ufd_call call)
 {
 	newfd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
-		return newfd_virtual_or_real(fd, call);
+		fd = newfd_virtual_or_real(fd, call);
+	/* The number the application gets, wherever a mode moved it. */
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		report_created(fd, call, 0);
 	return fd;
 }
 

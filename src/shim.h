@@ -98,6 +98,11 @@
  * at a stub that resolves it on first use. */
 void ufd_shim_init(void);
 
+/* At start-up, after ufd_shim_init, only under UFD_REPORT: the
+ * sanitizer's checking functions in front of the real ones
+ * (shim_report.c). */
+void ufd_report_shim_init(void);
+
 /*
  * Paths naming a descriptor: /dev/fd/N, /proc/self/fd/N,
  * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, and the same with

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "report.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -56,18 +57,26 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 {
 	int fd, vfd, backing, saved;
 
-	if (__builtin_expect(!ufd_settings.mode_all, 1) || !fp)
+	if (__builtin_expect(!ufd_settings.mode_all, 1) || !fp) {
+		if (__builtin_expect(ufd_settings.report != NULL, 0) && fp)
+			report_created(fp->_fileno, call, 0);
 		return;
+	}
 	/* _fileno: the stream's descriptor, in glibc's FILE (struct
 	 * _IO_FILE, part of its installed ABI), which every stream
 	 * operation uses.  Standard streams stay; a stream already on a
 	 * backing descriptor (fdopen of a virtual one, freopen of such a
 	 * stream) is virtual already. */
 	fd = fp->_fileno;
-	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0))
+	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0)) {
+		if (ufd_settings.report)
+			report_created(fd <= 2 ? fd : vfd_owner(fd), call, 0);
 		return;
+	}
 	saved = errno;
 	vfd = newfd_virtual_or_real(fd, call);
+	if (ufd_settings.report)
+		report_created(vfd, call, 0);
 	backing = vfd_translate(vfd);
 	/* Moved (fd is closed now): the stream goes with it.  Adopted
 	 * where it is (record locks), or left real: nothing to do. */
@@ -388,6 +397,8 @@ static DIR *opendir_virtual(const char *path)
 	if (fd < 0)
 		return NULL;
 	vfd = newfd_virtual_or_real(fd, UFD_CALL_opendir);
+	if (ufd_settings.report)
+		report_created(vfd, UFD_CALL_opendir, 0);
 	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
 	if (!dir) {
 		saved = errno;
@@ -407,6 +418,9 @@ UFD_PUBLIC DIR *opendir(const char *path)
 		dir = opendir_virtual(real_path);
 	else
 		dir = UFD_REAL(opendir)(real_path);
+	if (dir && __builtin_expect(ufd_settings.report != NULL, 0) &&
+	    !ufd_settings.mode_all)
+		report_created(UFD_REAL(dirfd)(dir), UFD_CALL_opendir, 0);
 
 	if (dir && ufd_path_is_fd_dir(path))
 		listing_track(dir);
@@ -444,12 +458,15 @@ UFD_PUBLIC int fileno_unlocked(FILE *fp)
 	return owner_or_self(UFD_REAL(fileno_unlocked)(fp));
 }
 
-/* A stream's descriptor real_fd is about to be closed by glibc: drop the
- * virtual descriptor it backs, or its close-on-fork mark. */
-static void forget_owner(int real_fd)
+/* A stream's descriptor real_fd is about to be closed by glibc (call):
+ * drop the virtual descriptor it backs, or its close-on-fork mark; for
+ * the sanitizer, record the close. */
+static void forget_owner(int real_fd, enum ufd_call call)
 {
 	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
 
+	if (__builtin_expect(ufd_settings.report != NULL, 0) && real_fd >= 0)
+		report_closing(vfd >= 0 ? vfd : real_fd, call);
 	if (vfd >= 0)
 		vfd_forget(vfd);
 	else if (real_fd >= 0 && vfd_guarded(real_fd))
@@ -461,7 +478,7 @@ UFD_PUBLIC int fclose(FILE *fp)
 	int saved = errno;
 
 	/* fileno fails (EBADF) for streams with no descriptor. */
-	forget_owner(UFD_REAL(fileno)(fp));
+	forget_owner(UFD_REAL(fileno)(fp), UFD_CALL_fclose);
 	errno = saved;
 	return UFD_REAL(fclose)(fp);
 }
@@ -471,7 +488,7 @@ UFD_PUBLIC int pclose(FILE *fp)
 {
 	int saved = errno;
 
-	forget_owner(UFD_REAL(fileno)(fp));
+	forget_owner(UFD_REAL(fileno)(fp), UFD_CALL_pclose);
 	errno = saved;
 	return UFD_REAL(pclose)(fp);
 }
@@ -515,7 +532,7 @@ UFD_PUBLIC int closedir(DIR *dir)
 	 * hide the pointer from the optimiser so the NULL test stays. */
 	__asm__("" : "+r"(dir));
 	if (dir) {
-		forget_owner(UFD_REAL(dirfd)(dir));
+		forget_owner(UFD_REAL(dirfd)(dir), UFD_CALL_closedir);
 		listing_forget(dir);
 	}
 	errno = saved;
