@@ -921,9 +921,15 @@ static void close_range_report(unsigned first, unsigned last, unsigned flags,
 
 	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) || first > last)
 		return;
+	/* A backing descriptor whose virtual one the range closes goes with
+	 * it; one left behind is refused, silently but for this. */
 	for (fd = vfd_next_backing((int)(first < INT_MAX ? first : INT_MAX));
-	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_backing(fd + 1))
-		report_not_owned(fd, call, 0);
+	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_backing(fd + 1)) {
+		int owner = vfd_owner(fd);
+
+		if (owner < 0 || (unsigned)owner < first || (unsigned)owner > last)
+			report_not_owned(fd, call, 0);
+	}
 	for (fd = vfd_next_hidden(first > FD_UNSEQ_BASE ? (int)first - 1 : -1);
 	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_hidden(fd))
 		report_not_owned(fd, call, 1);
