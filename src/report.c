@@ -426,7 +426,7 @@ static void emit(const struct report *r)
 {
 	struct sym_stack *call = &stacks[0], *closed = &stacks[1], *made = &stacks[2];
 	int leak = r->kind == REPORT_EXEC_LEAK || r->kind == REPORT_EXIT_LEAK;
-	int with_made = r->rec.state != REC_UNKNOWN;
+	int with_made = r->rec.made_tid != 0; /* made while recording */
 	char target[PATH_MAX];
 	const char *fn;
 

@@ -763,6 +763,8 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
 			r = vfd_get_flags(fd);
+			if (r == -EBADF && ufd_settings.report)
+				report_ebadf(fd, call);
 			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
 		}
 		r = real(fd, cmd, arg);
@@ -772,6 +774,8 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 			r = vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK, vflags_of(argi));
 			if (r == 0 && !(argi & FD_CLOEXEC) && ufd_settings.report)
 				report_inherit(fd);
+			if (r == -EBADF && ufd_settings.report)
+				report_ebadf(fd, call);
 			return ufd_ret(r);
 		}
 		r = real(fd, cmd, (void *)(long)(argi & FD_CLOEXEC));

@@ -139,6 +139,43 @@ for cases in "$@"; do
 	section exit made open_and_forget
 done
 
+# Every creating call records what it made: test_made_fds (given in
+# UFD_TEST_MADE_FDS) uses each descriptor once after closing it, and
+# each such use's report names the call that made it (the i-th
+# descriptor printed is the next report on its number).
+if [ -n "${UFD_TEST_MADE_FDS:-}" ]; then
+	for mode in all transparent; do
+		rm -f "$tmp/made.rep"
+		env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=$mode \
+			UFD_REPORT="$tmp/made.rep" "$UFD_TEST_MADE_FDS" >"$tmp/made.out" 2>&1 ||
+			{ cat "$tmp/made.out"; fail "test_made_fds under reports, mode $mode"; }
+		python3 - "$tmp/made.out" "$tmp/made.rep" <<'EOF' || fail "made-fds, mode $mode: a creation not recorded"
+import re, sys
+made = [l.rsplit(": ", 1) for l in open(sys.argv[1]).read().splitlines()
+        if re.match(r"^.*: \d+$", l)]
+reps = []
+for b in open(sys.argv[2]).read().split("\n\n"):
+    m = re.search(r"use after close of descriptor (\d+)", b)
+    if m:
+        c = re.search(r"^  made by (\S+) in thread", b, re.M)
+        reps.append((m.group(1), c.group(1) if c else None))
+assert len(made) > 30, made
+j, bad = 0, 0
+for call, fd in made:
+    while j < len(reps) and reps[j][0] != fd:
+        j += 1
+    if j == len(reps) or not reps[j][1]:
+        print(f"{call}: descriptor {fd}: no report of what made it")
+        bad += 1
+        j = 0
+        continue
+    print(f"{call}: {fd}: made by {reps[j][1]}")
+    j += 1
+sys.exit(1 if bad else 0)
+EOF
+	done
+fi
+
 # JSON: one object a line, with the same content.
 run json double-close UFD_MODE=all UFD_REPORT_FORMAT=json
 python3 - "$tmp/json.rep" <<'EOF' || fail "JSON reports"
