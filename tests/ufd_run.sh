@@ -16,7 +16,7 @@ under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 "$run" 2>/dev/null; [ $? -eq 2 ] || fail "no command: not exit 2"
 msg=$(UFD_MODE=sometimes under "$bash" -c true 2>&1)
 case $msg in
-*'ufd: UFD_MODE="sometimes" is not one of transparent, all; using transparent'*) ;;
+*'ufd: UFD_MODE="sometimes" is not one of transparent, all, random; using transparent'*) ;;
 *) fail "bad UFD_MODE: '$msg'" ;;
 esac
 
@@ -52,4 +52,13 @@ want=$("$bash" -c "$script") || fail "script fails without ufd"
 got=$(under -m all "$bash" -c "$script") || fail "script fails under ufd"
 rm -f "$TMPF"
 [ "$want" = "$got" ] || fail "mode all differs: '$want' vs '$got'"
+# -r FILE: the sanitizer's reports, appended to FILE (relative to the
+# working directory): a close of a closed descriptor in mode all.
+rdir=$(mktemp -d) || exit 1
+(cd "$rdir" && under -m all -r reports.txt "$bash" -c 'exec 3</etc/hostname; exec 3<&-; exec 3<&-; true') ||
+	fail "-r: exit $?"
+grep -Eq '^==[0-9]+==ERROR: ufd: (use-after-close|double-close): ' "$rdir/reports.txt" ||
+	fail "-r: no report in the file: $(cat "$rdir/reports.txt")"
+grep -q '^  closed by close in thread' "$rdir/reports.txt" || fail "-r: no close stack"
+rm -rf "$rdir"
 echo "PASS: ufd-run and UFD_MODE=all ($x, $a)"
