@@ -51,6 +51,14 @@ printf '%-24s %8s %8d %+8d\n' "dup2(ALLOC) + close" "" "$under" $((under - plain
 plain=$(per_op "" open)
 under=$(UFD_MODE=all per_op "$lib" open)
 printf '%-24s %8s %8d %+8d\n' "open + close, mode all" "" "$under" $((under - plain))
+# The sanitizer on (UFD_REPORT): each creation and close captures its
+# stack (backtrace) and looks it up in the depot.
+reports=$(mktemp)
+under=$(UFD_REPORT=$reports per_op "$lib" open)
+printf '%-24s %8s %8d %+8d\n' "open + close, reports" "" "$under" $((under - plain))
+under=$(UFD_REPORT=$reports UFD_MODE=all per_op "$lib" open)
+printf '%-24s %8s %8d %+8d\n' "  the same, mode all" "" "$under" $((under - plain))
+rm -f "$reports"
 plain=$(total "" /bin/true)
 under=$(total "$lib" /bin/true)
 printf '%-24s %8d %8d %+8d\n' "start-up (/bin/true)" "$plain" "$under" $((under - plain))

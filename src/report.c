@@ -5,6 +5,7 @@
 #define _GNU_SOURCE 1
 #include "report.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -271,6 +272,11 @@ static void o_json_stack(const struct sym_stack *s)
 	o_str("]");
 }
 
+/* Looked up when reports are turned on, not imported (stack.c says
+ * why). */
+static int (*fnmatch_fn)(const char *, const char *, int);
+static int (*fflush_fn)(FILE *);
+
 /* ---- suppressions ---- */
 
 #define RULES_MAX 256
@@ -342,7 +348,7 @@ static int suppressed(enum report_kind kind, const struct sym_stack *s)
 			continue;
 		for (int i = 0; i < s->n; i++)
 			if (s->sym[i].name[0] &&
-			    fnmatch(rules[r].glob, s->sym[i].name, 0) == 0)
+			    fnmatch_fn && fnmatch_fn(rules[r].glob, s->sym[i].name, 0) == 0)
 				return 1;
 	}
 	return 0;
@@ -676,15 +682,23 @@ static void exit_check(int fd, void *ctx)
 	report(REPORT_EXIT_LEAK, fd, UFD_CALL_close, 0, 0, NULL);
 }
 
-/* At exit: the leaks, then UFD_REPORT_EXITCODE.  _exit skips this. */
-static void report_at_exit(void)
+/*
+ * At exit, as libufd's destructor (the program's own destructors and
+ * atexit handlers have run, the standard streams are still open): the
+ * leaks, then UFD_REPORT_EXITCODE, after flushing the streams, which
+ * exit would have flushed next.  _exit skips this.
+ */
+__attribute__((destructor)) static void report_at_exit(void)
 {
+	if (!chunks)
+		return;
 	if (ufd_settings.report_leaks)
 		each_open_record(exit_check, NULL);
 	if (__atomic_load_n(&reported, __ATOMIC_RELAXED) &&
 	    ufd_settings.report_exitcode >= 0) {
-		fflush(NULL);
-		_exit(ufd_settings.report_exitcode);
+		if (fflush_fn)
+			fflush_fn(NULL);
+		ufd_sys6(SYS_exit_group, ufd_settings.report_exitcode, 0, 0, 0, 0, 0);
 	}
 }
 
@@ -698,6 +712,9 @@ void report_init(void)
 	if (!to_stderr && ufd_log_file_init("UFD_REPORT", ufd_settings.report,
 					    report_path) < 0)
 		to_stderr = 1;
+	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
+								     "fnmatch");
+	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	if (ufd_settings.suppress)
 		load_suppressions(ufd_settings.suppress);
 	stack_init();
@@ -706,5 +723,4 @@ void report_init(void)
 	if (!ufd_sys_is_error((long)p))
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
 	pthread_atfork(NULL, NULL, reports_fork_child);
-	atexit(report_at_exit);
 }

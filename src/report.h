@@ -53,8 +53,8 @@ extern const char *const report_kind_name[REPORT_NKINDS];
 /*
  * From the constructor, when UFD_REPORT is set: the stack depot, the
  * output (a file that cannot be opened gets a message, and reports go to
- * stderr), the suppressions (UFD_SUPPRESS), and the exit handler (leaks at
- * exit, UFD_REPORT_EXITCODE).  Not async-signal-safe.
+ * stderr), the suppressions (UFD_SUPPRESS).  At exit, libufd's destructor
+ * writes the leaks (UFD_REPORT_LEAKS) and applies UFD_REPORT_EXITCODE.  Not async-signal-safe.
  */
 void report_init(void);
 

@@ -608,17 +608,19 @@ static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
 
 /*
  * The sanitizer, for the dup2/dup3 paths that do not reach the real
- * function's pointer (a virtual or guarded target).  dup_over_check,
- * before: newfd, about to be replaced by call, is ufd's backing
- * descriptor or a library's hidden one.  dup_report, after: r, the
- * result, is recorded as made by call (a number the program chose: meant
- * to be inherited); returns r.
+ * function's pointer (a virtual or guarded target), out of line: newfd,
+ * about to be replaced by call, may be ufd's backing descriptor or a
+ * library's hidden one (reported); r = dup(), the call made (a
+ * function-like macro's argument: evaluated in between), is recorded as
+ * made by call (a number the program chose: meant to be inherited).
+ * Returns r.
  */
-static void dup_over_check(int oldfd, int newfd, enum ufd_call call)
+static __attribute__((noinline, cold)) void dup_over_check(int oldfd, int newfd,
+							    enum ufd_call call)
 {
 	int f;
 
-	if (__builtin_expect(!ufd_settings.report, 1) || oldfd == newfd)
+	if (oldfd == newfd)
 		return;
 	if (vfd_is_backing(newfd))
 		report_not_owned(newfd, call, 0);
@@ -627,10 +629,9 @@ static void dup_over_check(int oldfd, int newfd, enum ufd_call call)
 		report_not_owned(newfd, call, 1);
 }
 
-static int dup_report(int r, int oldfd, enum ufd_call call)
+static __attribute__((noinline, cold)) int dup_report(int r, int oldfd,
+						       enum ufd_call call)
 {
-	if (__builtin_expect(!ufd_settings.report, 1))
-		return r;
 	if (r == -EBADF)
 		report_ebadf(oldfd, call);
 	if (r >= 0)
@@ -638,22 +639,24 @@ static int dup_report(int r, int oldfd, enum ufd_call call)
 	return r;
 }
 
+#define DUP_REPORTED(oldfd, newfd, call, made)                          \
+	(__builtin_expect(ufd_settings.report != NULL, 0)                \
+		 ? (dup_over_check(oldfd, newfd, call),                  \
+		    dup_report(made, oldfd, call))                       \
+		 : (made))
+
 UFD_PUBLIC int dup2(int oldfd, int newfd)
 {
 	/* A backing descriptor is not open, for the application: no copy
 	 * of it (the kernel checks oldfd first). */
 	if (vfd_is_backing(oldfd))
 		return ufd_ret(-EBADF);
-	if (is_virtual_target(newfd)) {
-		dup_over_check(oldfd, newfd, UFD_CALL_dup2);
-		return ufd_ret(dup_report(dup_to_virtual(oldfd, newfd, 0), oldfd,
-					  UFD_CALL_dup2));
-	}
-	if (oldfd != newfd && vfd_guarded(newfd)) {
-		dup_over_check(oldfd, newfd, UFD_CALL_dup2);
-		return ufd_ret(dup_report(dup_onto_guarded(oldfd, newfd, 0, 0),
-					  oldfd, UFD_CALL_dup2));
-	}
+	if (is_virtual_target(newfd))
+		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup2,
+					    dup_to_virtual(oldfd, newfd, 0)));
+	if (oldfd != newfd && vfd_guarded(newfd))
+		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup2,
+					    dup_onto_guarded(oldfd, newfd, 0, 0)));
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
 }
 
@@ -669,20 +672,16 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 		return ufd_ret(-EINVAL);
 	if (vfd_is_backing(oldfd))
 		return ufd_ret(-EBADF);
-	if (is_virtual_target(newfd)) {
-		dup_over_check(oldfd, newfd, UFD_CALL_dup3);
-		return ufd_ret(dup_report(dup_to_virtual(oldfd, newfd, vflags),
-					  oldfd, UFD_CALL_dup3));
-	}
+	if (is_virtual_target(newfd))
+		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup3,
+					    dup_to_virtual(oldfd, newfd, vflags)));
 	/* The number asked for, real: not a new descriptor for
 	 * UFD_MODE=all to move. */
-	if (vfd_guarded(newfd)) {
-		dup_over_check(oldfd, newfd, UFD_CALL_dup3);
-		return ufd_ret(dup_report(dup_onto_guarded(oldfd, newfd,
-							   flags & ~O_CLOFORK,
-							   vflags & VFD_CLOFORK),
-					  oldfd, UFD_CALL_dup3));
-	}
+	if (vfd_guarded(newfd))
+		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup3,
+					    dup_onto_guarded(oldfd, newfd,
+							     flags & ~O_CLOFORK,
+							     vflags & VFD_CLOFORK)));
 	if (UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK) < 0)
 		return -1;
 	if (vflags & VFD_CLOFORK)
@@ -881,21 +880,30 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- close ---- */
 
+/* The sanitizer: the closes of ufd_close that do not reach the real
+ * close's pointer, where its checking close would see them
+ * (shim_report.c). */
+static __attribute__((noinline, cold)) void close_report(int fd)
+{
+	if (vfd_is_backing(fd))
+		report_not_owned(fd, UFD_CALL_close, 0);
+	else
+		report_closing(fd, UFD_CALL_close);
+}
+
 __attribute__((noinline)) int ufd_close(int fd)
 {
-	/* The sanitizer: these close without the real close's pointer,
-	 * where its checking close would see them (shim_report.c). */
-	if (__builtin_expect(ufd_settings.report != NULL, 0) && vfd_guarded(fd)) {
-		if (vfd_is_backing(fd))
-			report_not_owned(fd, UFD_CALL_close, 0);
-		else
-			report_closing(fd, UFD_CALL_close);
-	}
-	if (vfd_in_space(fd))
+	if (vfd_in_space(fd)) {
+		if (__builtin_expect(ufd_settings.report != NULL, 0))
+			close_report(fd);
 		return vfd_close(fd);
+	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
-	if (vfd_guarded(fd))
+	if (vfd_guarded(fd)) {
+		if (__builtin_expect(ufd_settings.report != NULL, 0))
+			close_report(fd);
 		return vfd_real_close(fd);
+	}
 	/* libc's, so that interposers after ufd (a sanitizer's) see it. */
 	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
 }

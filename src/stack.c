@@ -10,6 +10,10 @@
  * slot: no lock, so a signal handler may capture a stack in the middle of
  * another capture.  Two threads adding the same new stack at once may
  * both store it (one entry is then wasted): rare and harmless.
+ *
+ * backtrace and dladdr1 are looked up (dlsym) when reports are turned on,
+ * not imported: each import of libufd.so costs every process a symbol
+ * binding at load, reports or not.
  */
 #define _GNU_SOURCE 1
 #include "stack.h"
@@ -35,6 +39,9 @@ struct depot_entry {
 	uint32_t n;
 	uintptr_t pc[STACK_FRAMES];
 };
+
+static int (*backtrace_fn)(void **, int);
+static int (*dladdr1_fn)(const void *, Dl_info *, void **, int);
 
 static struct depot_entry *depot;
 static uint32_t *depot_slots; /* entry index + 1, or 0 for free */
@@ -81,6 +88,11 @@ int stack_init(void)
 
 	if (depot)
 		return 0;
+	backtrace_fn = (int (*)(void **, int))dlsym(RTLD_DEFAULT, "backtrace");
+	dladdr1_fn = (int (*)(const void *, Dl_info *, void **, int))dlsym(
+		RTLD_DEFAULT, "dladdr1");
+	if (!backtrace_fn || !dladdr1_fn)
+		return -ENOSYS;
 	p = ufd_sys_mmap(NULL, DEPOT_ENTRIES * sizeof(struct depot_entry),
 			 PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -93,11 +105,11 @@ int stack_init(void)
 		ufd_sys_munmap(p, DEPOT_ENTRIES * sizeof(struct depot_entry));
 		return (int)(long)q;
 	}
-	if (dladdr1((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP) &&
+	if (dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP) &&
 	    self)
 		dl_iterate_phdr(find_self, self);
 	/* Loads libgcc_s now, not in the first capture. */
-	backtrace(warm, 4);
+	backtrace_fn(warm, 4);
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
 	return 0;
@@ -117,8 +129,12 @@ static uint32_t hash_frames(const uintptr_t *pc, int n)
 static int same(const struct depot_entry *e, uint32_t hash, const uintptr_t *pc,
 		int n)
 {
-	return e->hash == hash && e->n == (uint32_t)n &&
-	       !memcmp(e->pc, pc, (size_t)n * sizeof(*pc));
+	if (e->hash != hash || e->n != (uint32_t)n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (e->pc[i] != pc[i])
+			return 0;
+	return 1;
 }
 
 /* Frames a capture takes, to have STACK_FRAMES left after ufd's own. */
@@ -134,7 +150,7 @@ uint32_t stack_capture(void)
 
 	if (!d)
 		return 0;
-	got = backtrace(raw, CAPTURE_MAX);
+	got = backtrace_fn(raw, CAPTURE_MAX);
 	while (skip < got && is_self((uintptr_t)raw[skip]))
 		skip++;
 	n = got - skip < STACK_FRAMES ? got - skip : STACK_FRAMES;
@@ -153,7 +169,8 @@ uint32_t stack_capture(void)
 					return 0; /* full */
 				d[i].hash = hash;
 				d[i].n = (uint32_t)n;
-				memcpy(d[i].pc, pc, (size_t)n * sizeof(*pc));
+				for (int k = 0; k < n; k++)
+					d[i].pc[k] = pc[k];
 				want = i + 1;
 			}
 			if (__atomic_compare_exchange_n(&depot_slots[slot], &v, want, 0,
@@ -295,7 +312,8 @@ int stack_symbolize(uintptr_t pc, struct stack_symbol *s)
 	uintptr_t at = pc - 1;
 
 	memset(s, 0, sizeof(*s));
-	if (!dladdr1((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+	if (!dladdr1_fn || !dladdr1_fn((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
+	    !lm)
 		return -ENOENT;
 	if (lm->l_name && lm->l_name[0]) {
 		snprintf(s->module, sizeof(s->module), "%s", lm->l_name);
