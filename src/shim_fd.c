@@ -607,43 +607,39 @@ static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
 }
 
 /*
- * The sanitizer, for the dup2/dup3 paths that do not reach the real
- * function's pointer (a virtual or guarded target), out of line: newfd,
- * about to be replaced by call, may be ufd's backing descriptor or a
- * library's hidden one (reported); r = dup(), the call made (a
- * function-like macro's argument: evaluated in between), is recorded as
- * made by call (a number the program chose: meant to be inherited).
- * Returns r.
+ * dup2 (flags 0) or dup3 (call) onto a virtual or guarded target, the
+ * paths that do not reach the real function's pointer, under the
+ * sanitizer, out of line (the wrappers' one test of ufd_settings.report
+ * tail-calls this): newfd, about to be replaced, may be ufd's backing
+ * descriptor or a library's hidden one (reported); the result is recorded
+ * as made by call, a number the program chose (meant to be inherited).
  */
-static __attribute__((noinline, cold)) void dup_over_check(int oldfd, int newfd,
-							    enum ufd_call call)
+static __attribute__((noinline, cold)) int dup_reported(int oldfd, int newfd,
+							 int flags,
+							 enum ufd_call call)
 {
-	int f;
+	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
+			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+	int f, r;
 
-	if (oldfd == newfd)
-		return;
-	if (vfd_is_backing(newfd))
+	if (oldfd != newfd && vfd_is_backing(newfd))
 		report_not_owned(newfd, call, 0);
-	else if (vfd_in_space(newfd) && (f = vfd_get_flags(newfd)) >= 0 &&
-		 (f & VFD_HIDDEN))
+	else if (oldfd != newfd && vfd_in_space(newfd) &&
+		 (f = vfd_get_flags(newfd)) >= 0 && (f & VFD_HIDDEN))
 		report_not_owned(newfd, call, 1);
-}
-
-static __attribute__((noinline, cold)) int dup_report(int r, int oldfd,
-						       enum ufd_call call)
-{
+	if (is_virtual_target(newfd))
+		r = dup_to_virtual(oldfd, newfd, vflags);
+	else
+		r = dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
+				     vflags & VFD_CLOFORK);
 	if (r == -EBADF)
 		report_ebadf(oldfd, call);
 	if (r >= 0)
 		report_created(r, call, 1);
-	return r;
+	return ufd_ret(r);
 }
 
-#define DUP_REPORTED(oldfd, newfd, call, made)                          \
-	(__builtin_expect(ufd_settings.report != NULL, 0)                \
-		 ? (dup_over_check(oldfd, newfd, call),                  \
-		    dup_report(made, oldfd, call))                       \
-		 : (made))
+#define REPORTING() __builtin_expect(ufd_settings.report != NULL, 0)
 
 UFD_PUBLIC int dup2(int oldfd, int newfd)
 {
@@ -651,12 +647,16 @@ UFD_PUBLIC int dup2(int oldfd, int newfd)
 	 * of it (the kernel checks oldfd first). */
 	if (vfd_is_backing(oldfd))
 		return ufd_ret(-EBADF);
-	if (is_virtual_target(newfd))
-		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup2,
-					    dup_to_virtual(oldfd, newfd, 0)));
-	if (oldfd != newfd && vfd_guarded(newfd))
-		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup2,
-					    dup_onto_guarded(oldfd, newfd, 0, 0)));
+	if (is_virtual_target(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, 0, UFD_CALL_dup2);
+		return ufd_ret(dup_to_virtual(oldfd, newfd, 0));
+	}
+	if (oldfd != newfd && vfd_guarded(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, 0, UFD_CALL_dup2);
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, 0, 0));
+	}
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
 }
 
@@ -672,16 +672,19 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 		return ufd_ret(-EINVAL);
 	if (vfd_is_backing(oldfd))
 		return ufd_ret(-EBADF);
-	if (is_virtual_target(newfd))
-		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup3,
-					    dup_to_virtual(oldfd, newfd, vflags)));
+	if (is_virtual_target(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, flags, UFD_CALL_dup3);
+		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
+	}
 	/* The number asked for, real: not a new descriptor for
 	 * UFD_MODE=all to move. */
-	if (vfd_guarded(newfd))
-		return ufd_ret(DUP_REPORTED(oldfd, newfd, UFD_CALL_dup3,
-					    dup_onto_guarded(oldfd, newfd,
-							     flags & ~O_CLOFORK,
-							     vflags & VFD_CLOFORK)));
+	if (vfd_guarded(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, flags, UFD_CALL_dup3);
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
+						vflags & VFD_CLOFORK));
+	}
 	if (UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK) < 0)
 		return -1;
 	if (vflags & VFD_CLOFORK)
@@ -882,26 +885,27 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* The sanitizer: the closes of ufd_close that do not reach the real
  * close's pointer, where its checking close would see them
- * (shim_report.c). */
-static __attribute__((noinline, cold)) void close_report(int fd)
+ * (shim_report.c); out of line, tail-called. */
+static __attribute__((noinline, cold)) int close_reported(int fd)
 {
 	if (vfd_is_backing(fd))
 		report_not_owned(fd, UFD_CALL_close, 0);
 	else
 		report_closing(fd, UFD_CALL_close);
+	return vfd_in_space(fd) ? vfd_close(fd) : vfd_real_close(fd);
 }
 
 __attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd)) {
-		if (__builtin_expect(ufd_settings.report != NULL, 0))
-			close_report(fd);
+		if (REPORTING())
+			return close_reported(fd);
 		return vfd_close(fd);
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
-		if (__builtin_expect(ufd_settings.report != NULL, 0))
-			close_report(fd);
+		if (REPORTING())
+			return close_reported(fd);
 		return vfd_real_close(fd);
 	}
 	/* libc's, so that interposers after ufd (a sanitizer's) see it. */

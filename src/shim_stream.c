@@ -75,8 +75,6 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 	}
 	saved = errno;
 	vfd = newfd_virtual_or_real(fd, call);
-	if (ufd_settings.report)
-		report_created(vfd, call, 0);
 	backing = vfd_translate(vfd);
 	/* Moved (fd is closed now): the stream goes with it.  Adopted
 	 * where it is (record locks), or left real: nothing to do. */
@@ -397,8 +395,6 @@ static DIR *opendir_virtual(const char *path)
 	if (fd < 0)
 		return NULL;
 	vfd = newfd_virtual_or_real(fd, UFD_CALL_opendir);
-	if (ufd_settings.report)
-		report_created(vfd, UFD_CALL_opendir, 0);
 	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
 	if (!dir) {
 		saved = errno;

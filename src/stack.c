@@ -151,6 +151,12 @@ uint32_t stack_capture(void)
 	if (!d)
 		return 0;
 	got = backtrace_fn(raw, CAPTURE_MAX);
+	/* ufd's frames at the top, and above them those of an interceptor
+	 * of backtrace itself (a sanitizer runtime's). */
+	while (skip < got && skip < 3 && !is_self((uintptr_t)raw[skip]))
+		skip++;
+	if (skip == got || skip == 3)
+		skip = 0;
 	while (skip < got && is_self((uintptr_t)raw[skip]))
 		skip++;
 	n = got - skip < STACK_FRAMES ? got - skip : STACK_FRAMES;
