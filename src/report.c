@@ -401,38 +401,48 @@ static const char *call_name(enum ufd_call call)
 	       : call == REPORT_CALL_NONSEQFD ? "nonseqfd" : "?";
 }
 
-static void o_text_part(const char *title, enum ufd_call call, uint32_t tid,
-			const struct sym_stack *s)
+/* One part of a report: in text "  TITLE by CALL in thread TID:" and the
+ * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}. */
+static void o_part(const char *key, const char *title, enum ufd_call call,
+		   uint32_t tid, const struct sym_stack *s)
 {
-	o_str("  ");
-	o_str(title);
-	o_str(" by ");
+	int json = ufd_settings.report_json;
+
+	o_str(json ? ",\"" : "  ");
+	o_str(json ? key : title);
+	o_str(json ? "\":{\"call\":\"" : " by ");
 	o_str(call_name(call));
-	o_str(" in thread ");
+	o_str(json ? "\",\"thread\":" : " in thread ");
 	o_num(tid);
-	o_str(":\n");
-	o_text_stack(s);
+	if (json) {
+		o_str(",\"stack\":");
+		o_json_stack(s);
+		o_str("}");
+	} else {
+		o_str(":\n");
+		o_text_stack(s);
+	}
 }
 
-static void o_json_part(const char *key, enum ufd_call call, uint32_t tid,
-			const struct sym_stack *s)
+/* The call's, the close's and the making's parts of report r. */
+static void o_parts(const struct report *r, const struct sym_stack *call,
+		    const struct sym_stack *closed, const struct sym_stack *made)
 {
-	o_str(",\"");
-	o_str(key);
-	o_str("\":{\"call\":\"");
-	o_str(call_name(call));
-	o_str("\",\"thread\":");
-	o_num(tid);
-	o_str(",\"stack\":");
-	o_json_stack(s);
-	o_str("}");
+	if (r->kind != REPORT_EXIT_LEAK)
+		o_part("call", r->kind == REPORT_EXEC_LEAK ? "crossing" : "call",
+		       r->call, r->tid, call);
+	if (r->with_closed)
+		o_part("closed",
+		       r->kind == REPORT_DOUBLE_CLOSE ? "first closed" : "closed",
+		       r->rec.closed_call, r->rec.closed_tid, closed);
+	if (r->rec.made_tid) /* made while recording */
+		o_part("made", "made", r->rec.made_call, r->rec.made_tid, made);
 }
 
 static void emit(const struct report *r)
 {
 	struct sym_stack *call = &stacks[0], *closed = &stacks[1], *made = &stacks[2];
 	int leak = r->kind == REPORT_EXEC_LEAK || r->kind == REPORT_EXIT_LEAK;
-	int with_made = r->rec.made_tid != 0; /* made while recording */
 	char target[PATH_MAX];
 	const char *fn;
 
@@ -440,7 +450,7 @@ static void emit(const struct report *r)
 		return;
 	symbolize(r->stack, call);
 	symbolize(r->with_closed ? r->rec.closed_stack : 0, closed);
-	symbolize(with_made ? r->rec.made_stack : 0, made);
+	symbolize(r->rec.made_tid ? r->rec.made_stack : 0, made);
 	if (suppressed(r->kind, leak ? made : call)) {
 		unlock_reports();
 		return;
@@ -464,13 +474,7 @@ static void emit(const struct report *r)
 			o_str(",\"what\":");
 			o_json(r->what);
 		}
-		if (r->kind != REPORT_EXIT_LEAK)
-			o_json_part("call", r->call, r->tid, call);
-		if (r->with_closed)
-			o_json_part("closed", r->rec.closed_call, r->rec.closed_tid,
-				    closed);
-		if (with_made)
-			o_json_part("made", r->rec.made_call, r->rec.made_tid, made);
+		o_parts(r, call, closed, made);
 		o_str("}\n");
 	} else {
 		o_str("==");
@@ -490,15 +494,7 @@ static void emit(const struct report *r)
 			o_str(")");
 		}
 		o_str("\n");
-		if (r->kind != REPORT_EXIT_LEAK)
-			o_text_part(r->kind == REPORT_EXEC_LEAK ? "crossing" : "call",
-				    r->call, r->tid, call);
-		if (r->with_closed)
-			o_text_part(r->kind == REPORT_DOUBLE_CLOSE ? "first closed"
-								   : "closed",
-				    r->rec.closed_call, r->rec.closed_tid, closed);
-		if (with_made)
-			o_text_part("made", r->rec.made_call, r->rec.made_tid, made);
+		o_parts(r, call, closed, made);
 		o_str("SUMMARY: ufd: ");
 		o_str(report_kind_name[r->kind]);
 		o_str(" of descriptor ");
