@@ -137,6 +137,15 @@ for cases in "$@"; do
 	run exit exit-leak UFD_REPORT_LEAKS=1
 	[ "$(count exit exit-leak)" -eq 1 ] || { cat "$tmp/exit.rep"; fail "exit-leak: not one report"; }
 	section exit made open_and_forget
+
+	# Records from 4 threads and from signal handlers in them, in both
+	# modes: no misuse, so no report, and no deadlock.
+	for mode in transparent all; do
+		run churn churn UFD_MODE=$mode UFD_REPORT_LEAKS=1
+		[ "$status" -eq 0 ] && grep -q '^churn done$' "$tmp/churn.out" ||
+			fail "churn, mode $mode: status $status"
+		[ ! -s "$tmp/churn.rep" ] || { cat "$tmp/churn.rep"; fail "churn, mode $mode: a report"; }
+	done
 done
 
 # Every creating call records what it made: test_made_fds (given in

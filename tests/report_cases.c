@@ -25,12 +25,17 @@
  *                  ones are meant to, and not reported
  *   spawn-leak     the same through posix_spawn, with a dup2 action
  *   exit-leak      a descriptor never closed (UFD_REPORT_LEAKS=1)
+ *   churn          no misuse: 4 threads open and close 2,000 times each
+ *                  while a SIGUSR1 handler opens and closes in them (the
+ *                  records from many threads and from handlers): no
+ *                  report, no deadlock
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,6 +321,43 @@ static int exit_leak(void)
 	return 0;
 }
 
+/* ---- churn ---- */
+
+static void on_usr1(int sig)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	(void)sig;
+	if (fd >= 0)
+		close(fd);
+}
+
+static void *churn_thread(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 2000; i++) {
+		int fd = open_file(O_CLOEXEC);
+
+		if (i % 100 == 0)
+			raise(SIGUSR1);
+		close(fd);
+	}
+	return NULL;
+}
+
+static int churn(void)
+{
+	pthread_t t[4];
+
+	signal(SIGUSR1, on_usr1);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, churn_thread, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("churn done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -326,6 +368,7 @@ int main(int argc, char **argv)
 		{ "stderr-reuse", stderr_reuse }, { "closefrom", close_from },
 		{ "fd-set", fd_set_case },	  { "exec-leak", exec_leak },
 		{ "spawn-leak", spawn_leak },	  { "exit-leak", exit_leak },
+		{ "churn", churn },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);
