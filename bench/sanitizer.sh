@@ -76,4 +76,4 @@ for w in sort git; do
 	on=$(LD_PRELOAD=$lib UFD_REPORT="$tmp/reports" ir "$@")
 	printf '%-12s %12d %12d %+12d\n' "$w" "$off" "$on" $((on - off))
 done
-echo "reports written: $(grep -c 'ERROR: ufd' "$tmp/reports" 2>/dev/null || echo 0)"
+echo "reports written: $(grep -c "ERROR: ufd" "$tmp/reports" 2>/dev/null || true)"
