@@ -81,9 +81,10 @@ UFD_PUBLIC int ufd_backing_fd(int fd)
 /*
  * Before main(), and before any other library's constructor that runs
  * later: settings first (every layer reads them), the log, the real
- * functions, the table, then what the shim keeps itself: the listings'
- * fork handlers, and the exec state with the descriptors this program was
- * handed.
+ * functions (and under UFD_REPORT the sanitizer's checking ones in front
+ * of them, with its records), the table, then what the shim keeps itself:
+ * the listings' fork handlers, and the exec state with the descriptors
+ * this program was handed.
  */
 __attribute__((constructor)) static void ufd_init(void)
 {
