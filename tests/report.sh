@@ -103,6 +103,15 @@ for cases in "$@"; do
 	section cf made onload_lib_init
 	[ "$(count cf close-not-owned)" -eq 1 ] || fail "closefrom: not one report"
 
+	# A close-all loop by number reaches ufd's backing descriptor of a
+	# virtual one: refused (the virtual descriptor stays), reported.
+	run cb close-backing UFD_MODE=all
+	grep -q '^backing apart$' "$tmp/cb.out" || fail "close-backing: no separate backing descriptor"
+	grep -q 'after the loop: open$' "$tmp/cb.out" || fail "close-backing: the virtual descriptor was closed"
+	has cb "^==[0-9]+==ERROR: ufd: close-not-owned: close of a descriptor that is not the program's: ufd's backing descriptor of a virtual one [0-9]+ \\(/"
+	section cb call close_all_by_number
+	[ "$(count cb close-not-owned)" -eq 1 ] || fail "close-backing: not one report"
+
 	# FD_SET past FD_SETSIZE: reported, then glibc's fortify abort; and
 	# select with nfds past it.
 	run fdset fd-set

@@ -18,6 +18,9 @@
  *                  2, an error message goes to 2 (into the database)
  *   closefrom      OpenOnload 111 / proxychains-ng 439: a library's
  *                  descriptor and the program's closefrom(3)
+ *   close-backing  a close-all loop by number (3 .. 65535) reaches the
+ *                  backing descriptor of a virtual one (UFD_MODE=all):
+ *                  refused, reported
  *   fd-set         FD_SET on a descriptor >= FD_SETSIZE (fortified:
  *                  glibc aborts), and select with nfds past it
  *   exec-leak      runc CVE-2024-21626 class: a descriptor opened without
@@ -214,6 +217,32 @@ static int close_from(void)
 	return 0;
 }
 
+/* ---- a close-all loop and ufd's backing descriptor ---- */
+
+static NOINLINE void close_all_by_number(int upto)
+{
+	for (int fd = 3; fd < upto; fd++)
+		close(fd);
+	NO_TAIL();
+}
+
+static int close_backing(void)
+{
+	int (*backing_of)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
+	int fd = open_file(0), b;
+
+	if (!backing_of) {
+		printf("no ufd_backing_fd: not under ufd\n");
+		exit(77);
+	}
+	b = backing_of(fd);
+	printf("backing %s\n", b != fd ? "apart" : "same");
+	close_all_by_number(b + 1);
+	printf("descriptor after the loop: %s\n",
+	       fcntl(fd, F_GETFD) >= 0 ? "open" : "closed");
+	return 0;
+}
+
 /* ---- fd_set ---- */
 
 static NOINLINE void select_wide(int fd)
@@ -368,7 +397,7 @@ int main(int argc, char **argv)
 		{ "stderr-reuse", stderr_reuse }, { "closefrom", close_from },
 		{ "fd-set", fd_set_case },	  { "exec-leak", exec_leak },
 		{ "spawn-leak", spawn_leak },	  { "exit-leak", exit_leak },
-		{ "churn", churn },
+		{ "churn", churn },		  { "close-backing", close_backing },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);
