@@ -23,8 +23,8 @@
  *   proc       close each descriptor listed in /proc/self/fd: the logger's
  *              is hidden there (NONSEQFD_HIDE);
  *   closefrom  closefrom(3), like close_range(3, ~0U, 0), names every
- *              number from 3 up, the virtual ones included, and ufd closes
- *              them: the logger's lines are lost, but never land in DATA.
+ *              number from 3 up, the virtual ones included: ufd closes
+ *              them, except hidden ones (NONSEQFD_HIDE), the logger's.
  */
 #define _GNU_SOURCE
 #include <dirent.h>

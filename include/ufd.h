@@ -53,7 +53,8 @@ extern "C" {
 #define NONSEQFD_CLOEXEC  0x1 /* close the new descriptor on exec */
 #define NONSEQFD_CLOFORK  0x2 /* close the new descriptor in a fork child */
 #define NONSEQFD_CLOSE    0x4 /* close fd once it is duplicated */
-#define NONSEQFD_HIDE     0x8 /* leave it out of /proc/self/fd listings */
+#define NONSEQFD_HIDE     0x8 /* leave it out of /proc/self/fd listings,
+				* close_range and closefrom */
 
 /*
  * O_UNSEQFD, or'ed into open()/openat() flags, makes the new descriptor

@@ -7,6 +7,7 @@
 #include "shim.h"
 
 #include "log.h"
+#include "report.h"
 #include "settings.h"
 #include "sys.h"
 #include "ufd.h"
@@ -46,6 +47,8 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 	vfd = vfd_create(vfd_translate(fd), vflags, VFD_AT_RANDOM, 0);
 	if (vfd < 0)
 		return ufd_ret(vfd);
+	if (ufd_settings.report)
+		report_created(vfd, REPORT_CALL_NONSEQFD, 0);
 	if (flags & NONSEQFD_CLOSE)
 		ufd_close(fd); /* as close(fd) would: its error is not nonseqfd's */
 	return vfd;
@@ -78,9 +81,11 @@ UFD_PUBLIC int ufd_backing_fd(int fd)
 /*
  * Before main(), and before any other library's constructor that runs
  * later: settings first (every layer reads them), the log, the real
- * functions, UFD_MODE=random's close (which needs them), the table, then what the shim keeps itself: the listings'
- * fork handlers, and the exec state with the descriptors this program was
- * handed.
+ * functions, UFD_MODE=random's close in front of the real one, and under
+ * UFD_REPORT the sanitizer's checking functions in front of those (they
+ * chain to what they replace, so random mode's close comes first), the
+ * table, then what the shim keeps itself: the listings' fork handlers,
+ * and the exec state with the descriptors this program was handed.
  */
 __attribute__((constructor)) static void ufd_init(void)
 {
@@ -88,6 +93,7 @@ __attribute__((constructor)) static void ufd_init(void)
 	ufd_log_init(ufd_settings.log);
 	ufd_shim_init();
 	ufd_random_init();
+	ufd_report_shim_init();
 	vfd_init();
 	ufd_stream_init();
 	ufd_signal_init();

@@ -80,9 +80,9 @@ static void put_num(struct line *l, unsigned long n, int negative)
 
 /* Open the log for one line: the descriptor, -errno, or -EINVAL (closed
  * again) if it is not a regular file, with its kind in *st. */
-static int open_log(struct stat *st)
+static int open_log(const char *path, struct stat *st)
 {
-	int fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)log_path,
+	int fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path,
 			       O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
 				       O_NONBLOCK | O_NOFOLLOW,
 			       0644, 0, 0);
@@ -96,15 +96,20 @@ static int open_log(struct stat *st)
 	return fd;
 }
 
-static void write_log(const char *buf, size_t len)
+void ufd_log_file_write(const char *path, const char *buf, size_t len)
 {
 	struct stat st;
-	int fd = open_log(&st);
+	int fd = open_log(path, &st);
 
 	if (fd >= 0) {
 		ufd_sys6(SYS_write, fd, (long)buf, (long)len, 0, 0, 0);
 		ufd_sys_close(fd);
 	}
+}
+
+static void write_log(const char *buf, size_t len)
+{
+	ufd_log_file_write(log_path, buf, len);
 }
 
 /* ---- holding lines while the table lock is held ---- */
@@ -265,56 +270,60 @@ void ufd_log_line(const char *fmt, ...)
 	errno = saved;
 }
 
-void ufd_log_init(const char *s)
+int ufd_log_file_init(const char *setting, const char *s, char *path)
 {
 	size_t dir_len = 0;
 	struct stat st;
 	int fd;
 
-	if (!s || !*s)
-		return;
 	if (s[0] != '/') {
-		long r = ufd_sys6(SYS_getcwd, (long)log_path, sizeof(log_path),
-				  0, 0, 0, 0);
+		long r = ufd_sys6(SYS_getcwd, (long)path, PATH_MAX, 0, 0, 0, 0);
 
 		if (ufd_sys_is_error(r)) {
-			fprintf(stderr, "ufd: UFD_LOG=\"%s\": cannot resolve "
-				"against the working directory (%s); not logging\n",
-				s, strerror((int)-r));
-			return;
+			fprintf(stderr, "ufd: %s=\"%s\": cannot resolve "
+				"against the working directory (%s); ignored\n",
+				setting, s, strerror((int)-r));
+			return -1;
 		}
-		dir_len = strlen(log_path);
-		if (dir_len < sizeof(log_path))
-			log_path[dir_len++] = '/';
+		dir_len = strlen(path);
+		if (dir_len < PATH_MAX)
+			path[dir_len++] = '/';
 	}
-	if (dir_len + strlen(s) >= sizeof(log_path)) {
-		fprintf(stderr, "ufd: UFD_LOG=\"%s\": path too long; not logging\n", s);
-		return;
+	if (dir_len + strlen(s) >= PATH_MAX) {
+		fprintf(stderr, "ufd: %s=\"%s\": path too long; ignored\n",
+			setting, s);
+		return -1;
 	}
-	strcpy(log_path + dir_len, s);
-	fd = open_log(&st);
+	strcpy(path + dir_len, s);
+	fd = open_log(path, &st);
 	if (fd == -EINVAL || fd == -ELOOP || fd == -ENXIO) {
 		/* Not a regular file: say what it is.  ELOOP is O_NOFOLLOW's
 		 * answer for a symbolic link, ENXIO O_NONBLOCK's for a FIFO
 		 * without a reader. */
 		if (fd != -EINVAL &&
-		    ufd_sys6(SYS_newfstatat, AT_FDCWD, (long)log_path, (long)&st,
+		    ufd_sys6(SYS_newfstatat, AT_FDCWD, (long)path, (long)&st,
 			     AT_SYMLINK_NOFOLLOW, 0, 0) < 0)
 			st.st_mode = 0;
-		fprintf(stderr, "ufd: UFD_LOG=\"%s\": not a regular file (%s); "
-			"not logging\n", s,
+		fprintf(stderr, "ufd: %s=\"%s\": not a regular file (%s); "
+			"ignored\n", setting, s,
 			S_ISLNK(st.st_mode) ? "a symbolic link, not followed" :
 			S_ISFIFO(st.st_mode) ? "a FIFO" :
 			S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" :
 			S_ISSOCK(st.st_mode) ? "a socket" :
 			S_ISDIR(st.st_mode) ? "a directory" : strerror(-fd));
-		return;
+		return -1;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "ufd: UFD_LOG=\"%s\": cannot open for appending "
-			"(%s); not logging\n", s, strerror(-fd));
-		return;
+		fprintf(stderr, "ufd: %s=\"%s\": cannot open for appending "
+			"(%s); ignored\n", setting, s, strerror(-fd));
+		return -1;
 	}
 	ufd_sys_close(fd);
-	ufd_log_on = 1;
+	return 0;
+}
+
+void ufd_log_init(const char *s)
+{
+	if (s && *s && ufd_log_file_init("UFD_LOG", s, log_path) == 0)
+		ufd_log_on = 1;
 }

@@ -155,7 +155,8 @@ int newfd_virtual_or_real(int fd, enum ufd_call call)
 
 	if (ufd_settings_exclude(fd, call)) {
 		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name(call), fd);
-		return fd;
+		vfd = fd;
+		goto made;
 	}
 	kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
 	vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
@@ -163,7 +164,18 @@ int newfd_virtual_or_real(int fd, enum ufd_call call)
 		vflags |= VFD_CLOEXEC;
 	vfd = virtual_or_open(fd, vflags);
 	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
-	return vfd < 0 ? fd : vfd;
+	if (vfd < 0)
+		vfd = fd;
+made:
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		return newfd_recorded(vfd, call);
+	return vfd;
+}
+
+__attribute__((noinline, cold)) int newfd_recorded(int fd, enum ufd_call call)
+{
+	report_created(fd, call, 0);
+	return fd;
 }
 
 /* ---- the application's limit, pairs, ufd's own flags ---- */
@@ -195,8 +207,12 @@ int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
 {
 	int r;
 
-	if (virt)
-		return newfd_virtual_or_close(fd, vflags);
+	if (virt) {
+		r = newfd_virtual_or_close(fd, vflags);
+		if (r >= 0 && ufd_settings.report)
+			return newfd_recorded(r, call);
+		return r;
+	}
 	if (vflags & VFD_CLOFORK) {
 		r = vfd_real_set_flags(fd, VFD_CLOFORK);
 		if (r < 0) {

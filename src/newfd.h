@@ -24,6 +24,7 @@
 #include "calls.h"
 #include "placement.h"
 #include "random_fd.h"
+#include "report.h"
 #include "settings.h"
 #include "sys.h"
 
@@ -67,7 +68,8 @@ static inline void newfd_std_fixup(int fd, int added)
  * unless UFD_EXCLUDE names fd's number or the call.  Returns the virtual
  * descriptor, or fd itself, still open and real, if that cannot be made
  * (EMFILE, ENOMEM): the call succeeds with a real descriptor rather than
- * fail for ufd's sake.  For UFD_MODE=all.
+ * fail for ufd's sake.  Under UFD_REPORT the result, the number the
+ * application gets, is recorded (report_created).  For UFD_MODE=all.
  */
 int newfd_virtual_or_real(int fd, enum ufd_call call);
 
@@ -85,22 +87,31 @@ int newfd_virtual_or_close(int fd, unsigned flags);
  */
 int newfd_past_limit(int fd);
 
+/* Under UFD_REPORT: records fd, the descriptor call made that the
+ * application gets (report_created); returns fd.  Out of line, so that a
+ * finishing path without reports pays one test and no frame. */
+int newfd_recorded(int fd, enum ufd_call call);
+
 /*
  * Descriptor fd (>= 0, below the application's limit), just made by the
  * call: a standard stream keeps its flags as the kernel made them (with
  * `added` undone); under UFD_MODE=all anything else becomes virtual
  * (newfd_virtual_or_real), under UFD_MODE=random it moves to a random
  * number from `from` up (random_fd_place: 3 for a creation, n for
- * F_DUPFD(n)).  Returns the descriptor the application gets; never fails.
+ * F_DUPFD(n)); under UFD_REPORT the record of the number it ends on is
+ * made (newfd_recorded).  Returns the descriptor the application gets;
+ * never fails.
  */
 static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
 				    int from)
 {
 	newfd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
-		return newfd_virtual_or_real(fd, call);
+		return newfd_virtual_or_real(fd, call); /* records it too */
 	if (__builtin_expect(ufd_settings.mode_random, 0) && fd > 2)
-		return random_fd_place(fd, from, call);
+		fd = random_fd_place(fd, from, call);
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		return newfd_recorded(fd, call);
 	return fd;
 }
 

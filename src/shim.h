@@ -105,6 +105,11 @@ void ufd_shim_init(void);
  * then the real function, never a stub).  Not async-signal-safe. */
 void ufd_shim_resolve_all(void);
 
+/* At start-up, after ufd_shim_init and random mode's close, only under
+ * UFD_REPORT: the sanitizer's checking functions in front of the real
+ * ones (shim_report.c). */
+void ufd_report_shim_init(void);
+
 /*
  * Paths naming a descriptor: /dev/fd/N, /proc/self/fd/N,
  * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, and the same with

@@ -31,6 +31,7 @@
 
 #include "handoff.h"
 #include "log.h"
+#include "report.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -272,10 +273,12 @@ static void exec_env_done(struct exec_env *x)
 
 /* Run `call` (an expression using env_) with the new environment made
  * from envp_expr; the common body of the exec wrappers. */
-#define WITH_EXEC_ENV(envp_expr, call)                                 \
+#define WITH_EXEC_ENV(name, envp_expr, call)                           \
 	do {                                                           \
 		struct exec_env x_;                                    \
 		char **env_;                                           \
+		if (__builtin_expect(ufd_settings.report != NULL, 0))  \
+			report_exec(UFD_CALL_##name, NULL, 0, NULL, 0, -1); \
 		int r_ = exec_env_make(&x_, (envp_expr), 0,            \
 				       ufd_settings.inherit, &env_);   \
 		if (r_ < 0)                                            \
@@ -306,14 +309,14 @@ UFD_PUBLIC int execve(const char *path, char *const argv[], char *const envp[])
 {
 	UFD_PATH_BEFORE(path);
 
-	WITH_EXEC_ENV(envp, UFD_REAL(execve)(path, argv, env_));
+	WITH_EXEC_ENV(execve, envp, UFD_REAL(execve)(path, argv, env_));
 }
 
 UFD_PUBLIC int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	UFD_PATH_BEFORE(file);
 
-	WITH_EXEC_ENV(envp, UFD_REAL(execvpe)(file, argv, env_));
+	WITH_EXEC_ENV(execvpe, envp, UFD_REAL(execvpe)(file, argv, env_));
 }
 
 UFD_PUBLIC int execv(const char *path, char *const argv[])
@@ -329,7 +332,7 @@ UFD_PUBLIC int execvp(const char *file, char *const argv[])
 UFD_PUBLIC int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	fd = vfd_translate(fd);
-	WITH_EXEC_ENV(envp, UFD_REAL(fexecve)(fd, argv, env_));
+	WITH_EXEC_ENV(fexecve, envp, UFD_REAL(fexecve)(fd, argv, env_));
 }
 
 UFD_PUBLIC int execveat(int dirfd, const char *path, char *const argv[],
@@ -338,7 +341,7 @@ UFD_PUBLIC int execveat(int dirfd, const char *path, char *const argv[],
 	UFD_PATH_BEFORE(path);
 
 	dirfd = vfd_translate(dirfd);
-	WITH_EXEC_ENV(envp, UFD_REAL(execveat)(dirfd, path, argv, env_, flags));
+	WITH_EXEC_ENV(execveat, envp, UFD_REAL(execveat)(dirfd, path, argv, env_, flags));
 }
 
 /*
@@ -404,6 +407,7 @@ struct glibc_spawn_action {
 	} action;
 };
 #define GLIBC_SPAWN_DO_CLOSE 0
+#define GLIBC_SPAWN_DO_DUP2 1
 #define GLIBC_SPAWN_DO_CLOSEFROM 5
 
 /* 1 if glibc's actions are laid out as the mirror says, 0 if not (or
@@ -485,11 +489,40 @@ static int spawn(pid_t *pid, const char *path,
 						   argv, env_));
 }
 
+/*
+ * The sanitizer, at a spawn by call: the descriptors that leak into the
+ * child.  Those the file actions name as dup2 sources are passed on on
+ * purpose; those they close, or close from a number up, do not cross.
+ * Without glibc's known layout of the actions, none is looked at.
+ */
+static void spawn_report(const posix_spawn_file_actions_t *actions,
+			 enum ufd_call call)
+{
+	int named[64], closed[64], n_named = 0, n_closed = 0, from = -1;
+	const struct glibc_spawn_action *a;
+
+	if (actions && spawn_layout_ok() &&
+	    (a = (const struct glibc_spawn_action *)actions->__actions)) {
+		for (int i = 0; i < actions->__used; i++) {
+			if (a[i].tag == GLIBC_SPAWN_DO_DUP2 && n_named < 64)
+				named[n_named++] = a[i].action.dup2.fd;
+			else if (a[i].tag == GLIBC_SPAWN_DO_CLOSE && n_closed < 64)
+				closed[n_closed++] = a[i].action.one.fd;
+			else if (a[i].tag == GLIBC_SPAWN_DO_CLOSEFROM &&
+				 (from < 0 || a[i].action.one.fd < from))
+				from = a[i].action.one.fd;
+		}
+	}
+	report_exec(call, named, n_named, closed, n_closed, from);
+}
+
 UFD_PUBLIC int posix_spawn(pid_t *pid, const char *path,
 			   const posix_spawn_file_actions_t *actions,
 			   const posix_spawnattr_t *attr, char *const argv[],
 			   char *const envp[])
 {
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		spawn_report(actions, UFD_CALL_posix_spawn);
 	return spawn(pid, path, actions, attr, argv, envp);
 }
 
@@ -498,6 +531,8 @@ UFD_PUBLIC int posix_spawnp(pid_t *pid, const char *file,
 			    const posix_spawnattr_t *attr, char *const argv[],
 			    char *const envp[])
 {
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		spawn_report(actions, UFD_CALL_posix_spawnp);
 	WITH_SPAWN_ENV(envp, actions, UFD_REAL(posix_spawnp)(pid, file, actions, attr,
 						    argv, env_));
 }

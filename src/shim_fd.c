@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "procfs.h"
+#include "report.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -605,16 +606,57 @@ static int dup_onto_guarded(int oldfd, int newfd, int kflags, unsigned mark)
 	return vfd_real_dup(oldfd, newfd, kflags, mark);
 }
 
+/*
+ * dup2 (flags 0) or dup3 (call) onto a virtual or guarded target, the
+ * paths that do not reach the real function's pointer, under the
+ * sanitizer, out of line (the wrappers' one test of ufd_settings.report
+ * tail-calls this): newfd, about to be replaced, may be ufd's backing
+ * descriptor or a library's hidden one (reported); the result is recorded
+ * as made by call, a number the program chose (meant to be inherited).
+ */
+static __attribute__((noinline, cold)) int dup_reported(int oldfd, int newfd,
+							 int flags,
+							 enum ufd_call call)
+{
+	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
+			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+	int f, r;
+
+	if (oldfd != newfd && vfd_is_backing(newfd))
+		report_not_owned(newfd, call, 0);
+	else if (oldfd != newfd && vfd_in_space(newfd) &&
+		 (f = vfd_get_flags(newfd)) >= 0 && (f & VFD_HIDDEN))
+		report_not_owned(newfd, call, 1);
+	if (is_virtual_target(newfd))
+		r = dup_to_virtual(oldfd, newfd, vflags);
+	else
+		r = dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
+				     vflags & VFD_CLOFORK);
+	if (r == -EBADF)
+		report_ebadf(oldfd, call);
+	if (r >= 0)
+		report_created(r, call, 1);
+	return ufd_ret(r);
+}
+
+#define REPORTING() __builtin_expect(ufd_settings.report != NULL, 0)
+
 UFD_PUBLIC int dup2(int oldfd, int newfd)
 {
 	/* A backing descriptor is not open, for the application: no copy
 	 * of it (the kernel checks oldfd first). */
 	if (vfd_is_backing(oldfd))
 		return ufd_ret(-EBADF);
-	if (is_virtual_target(newfd))
+	if (is_virtual_target(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, 0, UFD_CALL_dup2);
 		return ufd_ret(dup_to_virtual(oldfd, newfd, 0));
-	if (oldfd != newfd && vfd_guarded(newfd))
+	}
+	if (oldfd != newfd && vfd_guarded(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, 0, UFD_CALL_dup2);
 		return ufd_ret(dup_onto_guarded(oldfd, newfd, 0, 0));
+	}
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
 }
 
@@ -630,13 +672,19 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 		return ufd_ret(-EINVAL);
 	if (vfd_is_backing(oldfd))
 		return ufd_ret(-EBADF);
-	if (is_virtual_target(newfd))
+	if (is_virtual_target(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, flags, UFD_CALL_dup3);
 		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
+	}
 	/* The number asked for, real: not a new descriptor for
 	 * UFD_MODE=all to move. */
-	if (vfd_guarded(newfd))
+	if (vfd_guarded(newfd)) {
+		if (REPORTING())
+			return dup_reported(oldfd, newfd, flags, UFD_CALL_dup3);
 		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
 						vflags & VFD_CLOFORK));
+	}
 	if (UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK) < 0)
 		return -1;
 	if (vflags & VFD_CLOFORK)
@@ -697,8 +745,12 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 		 * EBADF for a bad fd, else EINVAL (past RLIMIT_NOFILE). */
 		if ((unsigned)argi >= FD_UNSEQ_BASE &&
 		    (unsigned)argi < FD_UNSEQ_LIMIT)
-			return ufd_ret(vfd_create(vfd_translate(fd), vflags,
-						  VFD_AT_LOWEST, argi));
+		{
+			r = vfd_create(vfd_translate(fd), vflags, VFD_AT_LOWEST, argi);
+			if (r >= 0 && ufd_settings.report)
+				report_created(r, call, 0);
+			return ufd_ret(r);
+		}
 		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */
 		r = real(vfd_translate(fd), cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd,
 			 arg);
@@ -716,14 +768,21 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
 			r = vfd_get_flags(fd);
+			if (r == -EBADF && ufd_settings.report)
+				report_ebadf(fd, call);
 			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
 		}
 		r = real(fd, cmd, arg);
 		return r < 0 ? r : r | fd_flags_of(vfd_real_get_flags(fd));
 	case F_SETFD:
-		if (vfd_in_space(fd))
-			return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK,
-						     vflags_of(argi)));
+		if (vfd_in_space(fd)) {
+			r = vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK, vflags_of(argi));
+			if (r == 0 && !(argi & FD_CLOEXEC) && ufd_settings.report)
+				report_inherit(fd);
+			if (r == -EBADF && ufd_settings.report)
+				report_ebadf(fd, call);
+			return ufd_ret(r);
+		}
 		r = real(fd, cmd, (void *)(long)(argi & FD_CLOEXEC));
 		if (r == 0)
 			r = ufd_ret(vfd_real_set_flags(fd, vflags_of(argi)));
@@ -831,13 +890,28 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- close ---- */
 
+/* The sanitizer: the closes of ufd_close that do not reach the real
+ * close's pointer, where its checking close would see them
+ * (shim_report.c); out of line, tail-called. */
+static __attribute__((noinline, cold)) int close_reported(int fd)
+{
+	if (vfd_is_backing(fd))
+		report_not_owned(fd, UFD_CALL_close, 0);
+	else
+		report_closing(fd, UFD_CALL_close);
+	return vfd_in_space(fd) ? vfd_close(fd) : vfd_real_close(fd);
+}
+
 __attribute__((noinline)) int ufd_close(int fd)
 {
-	if (vfd_in_space(fd))
+	if (vfd_in_space(fd)) {
+		if (REPORTING())
+			return close_reported(fd);
 		return vfd_close(fd);
+	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
-		int r = vfd_real_close(fd);
+		int r = REPORTING() ? close_reported(fd) : vfd_real_close(fd);
 
 		/* A raw close, which close_random below does not see. */
 		if (__builtin_expect(ufd_settings.mode_random, 0) && r != -EBADF)
@@ -897,8 +971,38 @@ static int closed_range(int r, unsigned first, unsigned last, unsigned flags)
 	return r;
 }
 
+/*
+ * The sanitizer: close_range or closefrom (call) over [first, last]
+ * spans ufd's backing descriptors and libraries' hidden ones (which it
+ * leaves alone: reported), and closes the program's (recorded).
+ */
+static void close_range_report(unsigned first, unsigned last, unsigned flags,
+			       enum ufd_call call)
+{
+	int fd;
+
+	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) || first > last)
+		return;
+	/* A backing descriptor whose virtual one the range closes goes with
+	 * it; one left behind is refused, silently but for this. */
+	for (fd = vfd_next_backing((int)(first < INT_MAX ? first : INT_MAX));
+	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_backing(fd + 1)) {
+		int owner = vfd_owner(fd);
+
+		if (owner < 0 || (unsigned)owner < first || (unsigned)owner > last)
+			report_not_owned(fd, call, 0);
+	}
+	for (fd = vfd_next_hidden(first > FD_UNSEQ_BASE ? (int)first - 1 : -1);
+	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_hidden(fd))
+		report_not_owned(fd, call, 1);
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		report_closing_range(first, last, call);
+}
+
 UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 {
+	if (ufd_settings.report)
+		close_range_report(first, last, (unsigned)flags, UFD_CALL_close_range);
 	return ufd_ret(closed_range(vfd_close_range(first, last, (unsigned)flags),
 				    first, last, (unsigned)flags));
 }
@@ -912,7 +1016,11 @@ UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 UFD_PUBLIC void closefrom(int lowfd)
 {
 	unsigned first = lowfd < 0 ? 0 : (unsigned)lowfd;
-	int r = closed_range(vfd_close_range(first, ~0U, 0), first, ~0U, 0);
+	int r;
+
+	if (ufd_settings.report)
+		close_range_report(first, ~0U, 0, UFD_CALL_closefrom);
+	r = closed_range(vfd_close_range(first, ~0U, 0), first, ~0U, 0);
 
 	if (r < 0) {
 		static const char msg[] = "ufd: closefrom: close_range failed\n";

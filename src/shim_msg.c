@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "report.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -341,10 +342,12 @@ static int select_reaches_virtual(int nfds)
 	return nfds > (int)FD_UNSEQ_BASE;
 }
 
-static int select_refused(const char *call, int nfds)
+static int select_refused(enum ufd_call call, int nfds)
 {
+	if (ufd_settings.report)
+		report_fd_set(nfds, call);
 	UFD_LOG("refused %s with nfds %d: virtual descriptors do not fit in "
-		"an fd_set (EBADF)", call, nfds);
+		"an fd_set (EBADF)", ufd_call_name(call), nfds);
 	return ufd_ret(-EBADF);
 }
 
@@ -381,7 +384,7 @@ UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {
 	if (select_reaches_virtual(nfds))
-		return select_refused("select", nfds);
+		return select_refused(UFD_CALL_select, nfds);
 	if (select_names_backing(nfds, r, w, e))
 		return ufd_ret(-EBADF);
 	return UFD_REAL(select)(nfds, r, w, e, timeout);
@@ -391,7 +394,7 @@ UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		       const struct timespec *timeout, const sigset_t *mask)
 {
 	if (select_reaches_virtual(nfds))
-		return select_refused("pselect", nfds);
+		return select_refused(UFD_CALL_pselect, nfds);
 	if (select_names_backing(nfds, r, w, e))
 		return ufd_ret(-EBADF);
 	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "report.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -57,16 +58,22 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 	int fd, vfd, backing, saved;
 
 	if (__builtin_expect(!ufd_settings.mode_all && !ufd_settings.mode_random, 1) ||
-	    !fp)
+	    !fp) {
+		if (__builtin_expect(ufd_settings.report != NULL, 0) && fp)
+			report_created(fp->_fileno, call, 0);
 		return;
+	}
 	/* _fileno: the stream's descriptor, in glibc's FILE (struct
 	 * _IO_FILE, part of its installed ABI), which every stream
 	 * operation uses.  Standard streams stay; a stream already on a
 	 * backing descriptor (fdopen of a virtual one, freopen of such a
 	 * stream) is virtual already. */
 	fd = fp->_fileno;
-	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0))
+	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0)) {
+		if (ufd_settings.report)
+			report_created(fd <= 2 ? fd : vfd_owner(fd), call, 0);
 		return;
+	}
 	saved = errno;
 	vfd = newfd_finish(fd, 0, call); /* virtual, or moved (random) */
 	backing = vfd_translate(vfd);
@@ -408,6 +415,9 @@ UFD_PUBLIC DIR *opendir(const char *path)
 		dir = opendir_moved(real_path);
 	else
 		dir = UFD_REAL(opendir)(real_path);
+	if (dir && __builtin_expect(ufd_settings.report != NULL, 0) &&
+	    !(ufd_settings.mode_all | ufd_settings.mode_random))
+		report_created(UFD_REAL(dirfd)(dir), UFD_CALL_opendir, 0);
 
 	if (dir && ufd_path_is_fd_dir(path))
 		listing_track(dir);
@@ -445,12 +455,15 @@ UFD_PUBLIC int fileno_unlocked(FILE *fp)
 	return owner_or_self(UFD_REAL(fileno_unlocked)(fp));
 }
 
-/* A stream's descriptor real_fd is about to be closed by glibc: drop the
- * virtual descriptor it backs, or its close-on-fork mark. */
-static void forget_owner(int real_fd)
+/* A stream's descriptor real_fd is about to be closed by glibc (call):
+ * drop the virtual descriptor it backs, or its close-on-fork mark; for
+ * the sanitizer, record the close. */
+static void forget_owner(int real_fd, enum ufd_call call)
 {
 	int vfd = real_fd >= 0 ? vfd_owner(real_fd) : -1;
 
+	if (__builtin_expect(ufd_settings.report != NULL, 0) && real_fd >= 0)
+		report_closing(vfd >= 0 ? vfd : real_fd, call);
 	if (vfd >= 0)
 		vfd_forget(vfd);
 	else if (real_fd >= 0 && vfd_guarded(real_fd))
@@ -472,7 +485,7 @@ UFD_PUBLIC int fclose(FILE *fp)
 	/* fileno fails (EBADF) for streams with no descriptor. */
 	int fd = UFD_REAL(fileno)(fp);
 
-	forget_owner(fd);
+	forget_owner(fd, UFD_CALL_fclose);
 	errno = saved;
 	return stream_closed(UFD_REAL(fclose)(fp), fd);
 }
@@ -483,7 +496,7 @@ UFD_PUBLIC int pclose(FILE *fp)
 	int saved = errno;
 	int fd = UFD_REAL(fileno)(fp);
 
-	forget_owner(fd);
+	forget_owner(fd, UFD_CALL_pclose);
 	errno = saved;
 	return stream_closed(UFD_REAL(pclose)(fp), fd);
 }
@@ -528,7 +541,7 @@ UFD_PUBLIC int closedir(DIR *dir)
 	__asm__("" : "+r"(dir));
 	if (dir) {
 		fd = UFD_REAL(dirfd)(dir);
-		forget_owner(fd);
+		forget_owner(fd, UFD_CALL_closedir);
 		listing_forget(dir);
 	}
 	errno = saved;

@@ -392,7 +392,9 @@ int vfd_forget(int vfd)
 	return release_vfd(vfd, 0);
 }
 
-int vfd_next_listed(int after)
+/* The first open virtual descriptor after `after` whose VFD_HIDDEN flag
+ * is `hidden`, or -1. */
+static int next_with_hidden(int after, uint32_t hidden)
 {
 	uint32_t from = vfd_in_space(after) ? (uint32_t)after - FD_UNSEQ_BASE + 1 : 0;
 	int64_t idx;
@@ -405,11 +407,21 @@ int vfd_next_listed(int after)
 	VFD_FOR_EACH_SLOT(&vfd_map, idx, from) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-		if ((v & VFD_BUSY) && !(v & VFD_HIDDEN))
+		if ((v & VFD_BUSY) && (v & VFD_HIDDEN) == hidden)
 			break;
 	}
 	vfd_unlock();
 	return idx < 0 ? -1 : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+}
+
+int vfd_next_listed(int after)
+{
+	return next_with_hidden(after, 0);
+}
+
+int vfd_next_hidden(int after)
+{
+	return next_with_hidden(after, VFD_HIDDEN);
 }
 
 int vfd_next_backing(int from)
@@ -702,7 +714,9 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 			if (idx > hi)
 				break;
 			v = fdmap_get(&vfd_map, (uint32_t)idx);
-			if (!(v & VFD_BUSY))
+			/* A hidden one is a library's: only its own
+			 * close closes it (vfd_table.h). */
+			if (!(v & VFD_BUSY) || (v & VFD_HIDDEN))
 				continue;
 			/* vfd_set_flags: a compare-and-swap, since another
 			 * thread may change the other flags meanwhile. */

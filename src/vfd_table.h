@@ -214,7 +214,10 @@ int vfd_forget(int vfd);
  * close_range(2) over both spaces: the virtual descriptors in
  * [first, last] are closed (or marked close-on-exec with
  * CLOSE_RANGE_CLOEXEC), and the real ones by the kernel, except the
- * backing descriptors, which the application never sees.  Returns 0 or
+ * backing descriptors, which the application never sees, and hidden
+ * virtual descriptors (VFD_HIDDEN): a library's, which only a close of
+ * their own number closes, as a close-all loop over a listing misses
+ * them.  Returns 0 or
  * -errno, with the kernel's checks (EINVAL for unknown flags or
  * first > last).
  */
@@ -225,6 +228,10 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags);
  * (VFD_HIDDEN), or -1: for listings of /proc/self/fd.
  */
 int vfd_next_listed(int after);
+
+/* The first open hidden virtual descriptor (VFD_HIDDEN) after `after`,
+ * or -1: for the sanitizer's report of a close_range over it. */
+int vfd_next_hidden(int after);
 
 /* The VFD_* flags of open virtual descriptor vfd, or -EBADF. */
 int vfd_get_flags(int vfd);

@@ -113,10 +113,21 @@ static int check_open(const char *call, int fd, int cloexec_too)
 	return 1;
 }
 
+/* Under UFD_REPORT (tests/report.sh): a use of fd after its close, so
+ * that the sanitizer's report says which call made it (or that it did
+ * not see it made). */
+static void use_after_close(int fd)
+{
+	if (getenv("UFD_REPORT"))
+		(void)fcntl(fd, F_GETFD);
+}
+
 static void check(const char *call, int fd)
 {
-	if (check_open(call, fd, 1))
+	if (check_open(call, fd, 1)) {
 		close(fd);
+		use_after_close(fd);
+	}
 }
 
 /* After the stream's own close: its descriptor is gone. */

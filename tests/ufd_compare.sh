@@ -64,4 +64,14 @@ if command -v strace >/dev/null; then
 else
 	echo "strace not installed: --strace checks skipped"
 fi
+# The reports of the run under ufd follow the comparison (the sanitizer
+# is on in the second run): bash closing a closed descriptor.
+out=$(under -- "$bash" -c 'exec 3</etc/hostname; exec 3<&-; exec 3<&-; echo done')
+case $out in *"sanitizer reports of the run under ufd: "[1-9]*"ERROR: ufd: "*"closed by close"*) ;;
+	*) fail "reports not shown: $out" ;; esac
+out=$(under --json -- "$bash" -c 'exec 3</etc/hostname; exec 3<&-; exec 3<&-; echo done')
+printf "%s\n" "$out" | python3 -c 'import json, sys; r = json.load(sys.stdin)["reports"]; sys.exit(0 if r and "ERROR: ufd" in r[0] else 1)' ||
+	fail "--json: no reports: $out"
+out=$(under -- "$bash" -c 'echo clean')
+case $out in *"sanitizer reports of the run under ufd: 0"*) ;; *) fail "reports on a clean run: $out" ;; esac
 echo "PASS: ufd-compare"

@@ -63,4 +63,13 @@ TMPF=$(mktemp) && export TMPF
 got=$(under -m random "$bash" -c "$script") || fail "script fails under mode random"
 rm -f "$TMPF"
 [ "$want" = "$got" ] || fail "mode random differs: '$want' vs '$got'"
-echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r)"
+# -r FILE: the sanitizer's reports, appended to FILE (relative to the
+# working directory): a close of a closed descriptor in mode all.
+rdir=$(mktemp -d) || exit 1
+(cd "$rdir" && under -m all -r reports.txt "$bash" -c 'exec 3</etc/hostname; exec 3<&-; exec 3<&-; true') ||
+	fail "-r: exit $?"
+grep -Eq '^==[0-9]+==ERROR: ufd: (use-after-close|double-close): ' "$rdir/reports.txt" ||
+	fail "-r: no report in the file: $(cat "$rdir/reports.txt")"
+grep -q '^  closed by close in thread' "$rdir/reports.txt" || fail "-r: no close stack"
+rm -rf "$rdir"
+echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r), -r"

@@ -67,7 +67,7 @@ refused() { # NAME WHAT
 	status=$?
 	[ $status -eq 0 ] || fail "UFD_LOG=$1: exit $status (124: it hung)"
 	case $msg in
-	*"ufd: UFD_LOG=\"$1\": not a regular file ($2); not logging"*) ;;
+	*"ufd: UFD_LOG=\"$1\": not a regular file ($2); ignored"*) ;;
 	*) fail "UFD_LOG=$1: '$msg'" ;;
 	esac
 }
@@ -80,7 +80,7 @@ refused "$tmp/link" "a symbolic link, not followed"
 
 msg=$(UFD_LOG=/nonexistent-dir/x.log under -- "$probe" numbers "$tmp/file" 2>&1 >/dev/null)
 case $msg in
-*'ufd: UFD_LOG="/nonexistent-dir/x.log": cannot open for appending (No such file or directory); not logging'*) ;;
+*'ufd: UFD_LOG="/nonexistent-dir/x.log": cannot open for appending (No such file or directory); ignored'*) ;;
 *) fail "unwritable UFD_LOG: '$msg'" ;;
 esac
 

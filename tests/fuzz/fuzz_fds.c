@@ -1266,13 +1266,15 @@ static void op_close(const struct op *o)
 	kill_handle(o->h1);
 }
 
-/* What close_range(first, last, flags) does to the model. */
+/* What close_range(first, last, flags) does to the model.  A hidden
+ * descriptor (NONSEQFD_HIDE, under ufd) is a library's: only a close of
+ * its own number closes it, close_range steps around it. */
 static void model_close_range(unsigned first, unsigned last, unsigned flags)
 {
 	for (int i = 0; i < R.nh; i++) {
 		unsigned n = (unsigned)R.h[i].num;
 
-		if (!R.h[i].live || n < first || n > last)
+		if (!R.h[i].live || n < first || n > last || (R.ufd && R.h[i].hidden))
 			continue;
 		if (flags & CLOSE_RANGE_CLOEXEC)
 			R.h[i].cloexec = 1;

@@ -1,0 +1,722 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - the sanitizer's records and reports (report.h).
+ */
+#define _GNU_SOURCE 1
+#include "report.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "settings.h"
+#include "stack.h"
+#include "sys.h"
+#include "text.h"
+#include "vfd_table.h"
+
+const char *const report_kind_name[REPORT_NKINDS] = {
+	"double-close", "use-after-close", "close-not-owned",
+	"fd-set-overflow", "exec-leak", "exit-leak",
+};
+
+/* ---- records ---- */
+
+enum { REC_UNKNOWN, REC_OPEN, REC_CLOSED };
+
+struct fdrec {
+	uint32_t made_stack, closed_stack; /* depot ids, 0 for none */
+	uint32_t made_tid, closed_tid;
+	uint16_t made_call, closed_call;
+	uint8_t state;	 /* REC_* */
+	uint8_t inherit; /* the program means it to cross an exec */
+};
+
+/* Numbers are below 2^31: 2^19 chunks of 4096 records, each mapped on its
+ * first record, the table of chunks mapped (untouched) at start-up. */
+#define CHUNK_BITS 12
+#define CHUNK (1U << CHUNK_BITS)
+#define NCHUNKS (1U << (31 - CHUNK_BITS))
+
+static struct fdrec **chunks;
+
+/* fd's record, mapping its chunk if make (else NULL when there is none). */
+static struct fdrec *rec_of(int fd, int make)
+{
+	uint32_t c = (uint32_t)fd >> CHUNK_BITS;
+	struct fdrec *chunk;
+	void *p;
+
+	if (fd < 0 || !chunks)
+		return NULL;
+	chunk = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
+	if (chunk || !make)
+		return chunk ? &chunk[(uint32_t)fd & (CHUNK - 1)] : NULL;
+	p = ufd_sys_mmap(NULL, CHUNK * sizeof(struct fdrec), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ufd_sys_is_error((long)p))
+		return NULL;
+	if (!__atomic_compare_exchange_n(&chunks[c], &chunk, (struct fdrec *)p, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		ufd_sys_munmap(p, CHUNK * sizeof(struct fdrec)); /* another won */
+	else
+		chunk = p;
+	return &chunk[(uint32_t)fd & (CHUNK - 1)];
+}
+
+#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+#define GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+
+static uint32_t gettid_raw(void)
+{
+	return (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+/* A copy of fd's record, all zero if it has none. */
+static struct fdrec rec_copy(int fd)
+{
+	struct fdrec r = { 0 }, *p = rec_of(fd, 0);
+
+	if (p) {
+		r.made_stack = GET(p->made_stack);
+		r.closed_stack = GET(p->closed_stack);
+		r.made_tid = GET(p->made_tid);
+		r.closed_tid = GET(p->closed_tid);
+		r.made_call = GET(p->made_call);
+		r.closed_call = GET(p->closed_call);
+		r.state = GET(p->state);
+		r.inherit = GET(p->inherit);
+	}
+	return r;
+}
+
+/* Is fd open for the program now (not one of ufd's backing descriptors)? */
+static int open_now(int fd)
+{
+	if (vfd_in_space(fd))
+		return vfd_slot(fd) != 0;
+	return ufd_sys_fcntl(fd, F_GETFD, 0) >= 0 && !vfd_is_backing(fd);
+}
+
+/* ---- the output ---- */
+
+static int to_stderr;
+static char report_path[PATH_MAX];
+static int reported; /* a report was written: UFD_REPORT_EXITCODE */
+
+/* Reports are written one at a time: owner is the writing thread's id. */
+static uint32_t owner;
+
+static int lock_reports(void)
+{
+	uint32_t me = gettid_raw(), free_ = 0;
+
+	if (__atomic_load_n(&owner, __ATOMIC_RELAXED) == me)
+		return -1; /* a handler inside this thread's report: dropped */
+	while (!__atomic_compare_exchange_n(&owner, &free_, me, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free_ = 0;
+		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	}
+	return 0;
+}
+
+static void unlock_reports(void)
+{
+	__atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
+}
+
+/* The fork child has only the forking thread: a lock held by another is
+ * no one's there. */
+static void reports_fork_child(void)
+{
+	if (owner != gettid_raw())
+		owner = 0;
+}
+
+#define OUT_MAX 65536
+static char out[OUT_MAX]; /* the report being written; the lock held */
+static size_t out_len;
+
+static void o_mem(const char *s, size_t n)
+{
+	if (n > OUT_MAX - 1 - out_len)
+		n = OUT_MAX - 1 - out_len;
+	memcpy(out + out_len, s, n);
+	out_len += n;
+}
+
+static void o_str(const char *s)
+{
+	o_mem(s, strlen(s));
+}
+
+static void o_num(unsigned long n)
+{
+	char d[24];
+
+	o_mem(d, (size_t)(ufd_put_decimal(d, n) - d));
+}
+
+static void o_hex(uintptr_t n)
+{
+	char d[2 + 2 * sizeof(n)], *p = d + sizeof(d);
+
+	do
+		*--p = "0123456789abcdef"[n & 15];
+	while (n >>= 4);
+	*--p = 'x';
+	*--p = '0';
+	o_mem(p, (size_t)(d + sizeof(d) - p));
+}
+
+/* s as a JSON string, quotes included. */
+static void o_json(const char *s)
+{
+	o_str("\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			o_mem(e, 2);
+		} else if (c < 0x20) {
+			char e[6] = { '\\', 'u', '0', '0', "0123456789abcdef"[c >> 4],
+				      "0123456789abcdef"[c & 15] };
+
+			o_mem(e, 6);
+		} else {
+			o_mem((const char *)&c, 1);
+		}
+	}
+	o_str("\"");
+}
+
+/* ---- stacks, symbolized ---- */
+
+struct sym_stack {
+	int n;
+	uintptr_t pc[STACK_FRAMES];
+	struct stack_symbol sym[STACK_FRAMES];
+};
+
+/* Three stacks at most per report (the call's, the close's, the
+ * making's); the lock held. */
+static struct sym_stack stacks[3];
+
+static void symbolize(uint32_t id, struct sym_stack *s)
+{
+	s->n = stack_frames(id, s->pc, STACK_FRAMES);
+	for (int i = 0; i < s->n; i++)
+		stack_symbolize(s->pc[i], &s->sym[i]);
+}
+
+static void o_text_stack(const struct sym_stack *s)
+{
+	if (!s->n)
+		o_str("    (no stack)\n");
+	for (int i = 0; i < s->n; i++) {
+		const struct stack_symbol *y = &s->sym[i];
+
+		o_str("    #");
+		o_num((unsigned long)i);
+		o_str(" ");
+		o_hex(s->pc[i]);
+		if (y->name[0]) {
+			o_str(" in ");
+			o_str(y->name);
+			o_str("+");
+			o_hex(y->name_off);
+		}
+		if (y->module[0]) {
+			o_str(" (");
+			o_str(y->module);
+			o_str("+");
+			o_hex(y->module_off);
+			o_str(")");
+		}
+		o_str("\n");
+	}
+}
+
+static void o_json_stack(const struct sym_stack *s)
+{
+	o_str("[");
+	for (int i = 0; i < s->n; i++) {
+		const struct stack_symbol *y = &s->sym[i];
+
+		o_str(i ? ",{\"pc\":\"" : "{\"pc\":\"");
+		o_hex(s->pc[i]);
+		o_str("\",\"function\":");
+		o_json(y->name);
+		o_str(",\"function_offset\":");
+		o_num(y->name_off);
+		o_str(",\"module\":");
+		o_json(y->module);
+		o_str(",\"module_offset\":\"");
+		o_hex(y->module_off);
+		o_str("\"}");
+	}
+	o_str("]");
+}
+
+/* Looked up when reports are turned on, not imported (stack.c says
+ * why). */
+static int (*fnmatch_fn)(const char *, const char *, int);
+static int (*fflush_fn)(FILE *);
+
+/* ---- suppressions ---- */
+
+#define RULES_MAX 256
+static struct rule {
+	int kind; /* a report_kind, or -1 for any */
+	const char *glob;
+} rules[RULES_MAX];
+static int nrules;
+static char rules_text[16384];
+
+/* Read UFD_SUPPRESS's file: lines "kind:function-glob", # comments. */
+static void load_suppressions(const char *path)
+{
+	int fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path,
+			       O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	long len = 0, r;
+	char *line, *next;
+
+	if (fd < 0) {
+		fprintf(stderr, "ufd: UFD_SUPPRESS=\"%s\": cannot open (%s); "
+			"ignored\n", path, strerror(-fd));
+		return;
+	}
+	while (len < (long)sizeof(rules_text) - 1 &&
+	       (r = ufd_sys6(SYS_read, fd, (long)(rules_text + len),
+			     (long)sizeof(rules_text) - 1 - len, 0, 0, 0)) > 0)
+		len += r;
+	ufd_sys_close(fd);
+	rules_text[len] = 0;
+	for (line = rules_text; line && *line; line = next) {
+		char *colon, *end;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		end = line + strlen(line);
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = 0;
+		if (!*line || *line == '#')
+			continue;
+		colon = strchr(line, ':');
+		if (!colon || nrules == RULES_MAX) {
+			fprintf(stderr, "ufd: UFD_SUPPRESS: \"%s\": not "
+				"kind:function-glob; ignored\n", line);
+			continue;
+		}
+		*colon = 0;
+		rules[nrules].kind = -2;
+		if (!strcmp(line, "*"))
+			rules[nrules].kind = -1;
+		for (int k = 0; k < REPORT_NKINDS; k++)
+			if (!strcmp(line, report_kind_name[k]))
+				rules[nrules].kind = k;
+		if (rules[nrules].kind == -2) {
+			fprintf(stderr, "ufd: UFD_SUPPRESS: unknown kind \"%s\"; "
+				"ignored\n", line);
+			continue;
+		}
+		rules[nrules++].glob = colon + 1;
+	}
+}
+
+static int suppressed(enum report_kind kind, const struct sym_stack *s)
+{
+	for (int r = 0; r < nrules; r++) {
+		if (rules[r].kind != -1 && rules[r].kind != (int)kind)
+			continue;
+		for (int i = 0; i < s->n; i++)
+			if (s->sym[i].name[0] &&
+			    fnmatch_fn && fnmatch_fn(rules[r].glob, s->sym[i].name, 0) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* ---- reports ---- */
+
+/* One report: kind on fd by call, from the stack `stack`; rec is fd's
+ * record as it was before the call; with_closed: show its close. */
+struct report {
+	enum report_kind kind;
+	int fd;
+	enum ufd_call call;
+	uint32_t stack, tid;
+	struct fdrec rec;
+	int with_closed;
+	const char *what; /* a word more for close-not-owned */
+};
+
+static const char *const kind_words[REPORT_NKINDS] = {
+	"double close of descriptor ",
+	"use after close of descriptor ",
+	"close of a descriptor that is not the program's: ",
+	"descriptor past FD_SETSIZE (1024), in no fd_set: ",
+	"leak across exec: not close-on-exec and never meant to be inherited: descriptor ",
+	"leak at exit: still open: descriptor ",
+};
+
+/* What fd refers to now: readlink of /proc/self/fd/N (of its backing
+ * descriptor for a virtual one), or "" if it is not open. */
+static void refers_to(int fd, char *buf, size_t size)
+{
+	char path[40] = "/proc/self/fd/", *end;
+	int real = vfd_in_space(fd) ? vfd_translate(fd) : fd;
+	long n;
+
+	buf[0] = 0;
+	if (real < 0 || vfd_in_space(real))
+		return; /* a virtual one not open */
+	end = ufd_put_decimal(path + strlen(path), (unsigned long)real);
+	*end = 0;
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)path, (long)buf,
+		     (long)size - 1, 0, 0);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+static const char *call_name(enum ufd_call call)
+{
+	return call < UFD_NCALLS ? ufd_call_name(call)
+	       : call == REPORT_CALL_NONSEQFD ? "nonseqfd" : "?";
+}
+
+/* One part of a report: in text "  TITLE by CALL in thread TID:" and the
+ * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}. */
+static void o_part(const char *key, const char *title, enum ufd_call call,
+		   uint32_t tid, const struct sym_stack *s)
+{
+	int json = ufd_settings.report_json;
+
+	o_str(json ? ",\"" : "  ");
+	o_str(json ? key : title);
+	o_str(json ? "\":{\"call\":\"" : " by ");
+	o_str(call_name(call));
+	o_str(json ? "\",\"thread\":" : " in thread ");
+	o_num(tid);
+	if (json) {
+		o_str(",\"stack\":");
+		o_json_stack(s);
+		o_str("}");
+	} else {
+		o_str(":\n");
+		o_text_stack(s);
+	}
+}
+
+/* The call's, the close's and the making's parts of report r. */
+static void o_parts(const struct report *r, const struct sym_stack *call,
+		    const struct sym_stack *closed, const struct sym_stack *made)
+{
+	if (r->kind != REPORT_EXIT_LEAK)
+		o_part("call", r->kind == REPORT_EXEC_LEAK ? "crossing" : "call",
+		       r->call, r->tid, call);
+	if (r->with_closed)
+		o_part("closed",
+		       r->kind == REPORT_DOUBLE_CLOSE ? "first closed" : "closed",
+		       r->rec.closed_call, r->rec.closed_tid, closed);
+	if (r->rec.made_tid) /* made while recording */
+		o_part("made", "made", r->rec.made_call, r->rec.made_tid, made);
+}
+
+static void emit(const struct report *r)
+{
+	struct sym_stack *call = &stacks[0], *closed = &stacks[1], *made = &stacks[2];
+	int leak = r->kind == REPORT_EXEC_LEAK || r->kind == REPORT_EXIT_LEAK;
+	char target[PATH_MAX];
+	const char *fn;
+
+	if (lock_reports() < 0)
+		return;
+	symbolize(r->stack, call);
+	symbolize(r->with_closed ? r->rec.closed_stack : 0, closed);
+	symbolize(r->rec.made_tid ? r->rec.made_stack : 0, made);
+	if (suppressed(r->kind, leak ? made : call)) {
+		unlock_reports();
+		return;
+	}
+	__atomic_store_n(&reported, 1, __ATOMIC_RELAXED);
+	refers_to(r->fd, target, sizeof(target));
+	fn = "";
+	for (int i = 0; i < (leak ? made : call)->n && !fn[0]; i++)
+		fn = (leak ? made : call)->sym[i].name;
+	out_len = 0;
+	if (ufd_settings.report_json) {
+		o_str("{\"ufd\":\"report\",\"kind\":\"");
+		o_str(report_kind_name[r->kind]);
+		o_str("\",\"pid\":");
+		o_num((unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0));
+		o_str(",\"fd\":");
+		o_num((unsigned long)r->fd);
+		o_str(",\"refers_to\":");
+		o_json(target);
+		if (r->what) {
+			o_str(",\"what\":");
+			o_json(r->what);
+		}
+		o_parts(r, call, closed, made);
+		o_str("}\n");
+	} else {
+		o_str("==");
+		o_num((unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0));
+		o_str("==ERROR: ufd: ");
+		o_str(report_kind_name[r->kind]);
+		o_str(": ");
+		o_str(kind_words[r->kind]);
+		if (r->what) {
+			o_str(r->what);
+			o_str(" ");
+		}
+		o_num((unsigned long)r->fd);
+		o_str(target[0] ? " (" : " (not open)");
+		if (target[0]) {
+			o_str(target);
+			o_str(")");
+		}
+		o_str("\n");
+		o_parts(r, call, closed, made);
+		o_str("SUMMARY: ufd: ");
+		o_str(report_kind_name[r->kind]);
+		o_str(" of descriptor ");
+		o_num((unsigned long)r->fd);
+		o_str(" in ");
+		o_str(fn[0] ? fn : "??");
+		o_str("\n\n");
+	}
+	if (to_stderr)
+		ufd_sys6(SYS_write, 2, (long)out, (long)out_len, 0, 0, 0);
+	else
+		ufd_log_file_write(report_path, out, out_len);
+	unlock_reports();
+}
+
+static void report(enum report_kind kind, int fd, enum ufd_call call,
+		   uint32_t stack, int with_closed, const char *what)
+{
+	struct report r = {
+		.kind = kind, .fd = fd, .call = call, .stack = stack,
+		.tid = gettid_raw(), .rec = rec_copy(fd),
+		.with_closed = with_closed, .what = what,
+	};
+	int saved = errno;
+
+	emit(&r);
+	errno = saved;
+}
+
+/* ---- recording ---- */
+
+void report_created(int fd, enum ufd_call call, int inherit)
+{
+	struct fdrec *p = rec_of(fd, 1);
+
+	if (!p)
+		return;
+	SET(p->made_stack, stack_capture());
+	SET(p->made_tid, gettid_raw());
+	SET(p->made_call, (uint16_t)call);
+	SET(p->inherit, (uint8_t)inherit);
+	SET(p->closed_stack, 0);
+	SET(p->state, REC_OPEN);
+}
+
+void report_inherit(int fd)
+{
+	struct fdrec *p = rec_of(fd, 0);
+
+	if (p)
+		SET(p->inherit, 1);
+}
+
+void report_closing(int fd, enum ufd_call call)
+{
+	struct fdrec *p = rec_of(fd, 1);
+
+	if (!p)
+		return;
+	if (GET(p->state) == REC_CLOSED && !open_now(fd)) {
+		report(call == UFD_CALL_close ? REPORT_DOUBLE_CLOSE
+					      : REPORT_USE_AFTER_CLOSE,
+		       fd, call, stack_capture(), 1, NULL);
+		return;
+	}
+	SET(p->closed_stack, stack_capture());
+	SET(p->closed_tid, gettid_raw());
+	SET(p->closed_call, (uint16_t)call);
+	SET(p->state, REC_CLOSED);
+}
+
+void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
+{
+	uint32_t stack = 0, tid = gettid_raw();
+
+	if (!chunks || first > INT_MAX)
+		return;
+	if (last > INT_MAX)
+		last = INT_MAX;
+	for (uint32_t c = first >> CHUNK_BITS; c <= last >> CHUNK_BITS; c++) {
+		struct fdrec *chunk = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
+
+		for (uint32_t i = 0; chunk && i < CHUNK; i++) {
+			struct fdrec *p = &chunk[i];
+			uint32_t fd = c << CHUNK_BITS | i;
+
+			if (fd < first || fd > last || GET(p->state) != REC_OPEN)
+				continue;
+			if (!stack)
+				stack = stack_capture();
+			SET(p->closed_stack, stack);
+			SET(p->closed_tid, tid);
+			SET(p->closed_call, (uint16_t)call);
+			SET(p->state, REC_CLOSED);
+		}
+	}
+}
+
+void report_ebadf(int fd, enum ufd_call call)
+{
+	struct fdrec *p = rec_of(fd, 0);
+
+	if (p && GET(p->state) == REC_CLOSED && !open_now(fd))
+		report(REPORT_USE_AFTER_CLOSE, fd, call, stack_capture(), 1, NULL);
+}
+
+void report_not_owned(int fd, enum ufd_call call, int hidden)
+{
+	report(REPORT_NOT_OWNED, fd, call, stack_capture(), 0,
+	       hidden ? "a library's hidden descriptor (NONSEQFD_HIDE)"
+		      : "ufd's backing descriptor of a virtual one");
+}
+
+void report_fd_set(int fd, enum ufd_call call)
+{
+	report(REPORT_FD_SET, fd, call, stack_capture(), 0, NULL);
+}
+
+/* Call fn(fd) for every number whose record is open. */
+static void each_open_record(void (*fn)(int fd, void *ctx), void *ctx)
+{
+	if (!chunks)
+		return;
+	for (uint32_t c = 0; c < NCHUNKS; c++) {
+		struct fdrec *chunk = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
+
+		for (uint32_t i = 0; chunk && i < CHUNK; i++)
+			if (GET(chunk[i].state) == REC_OPEN)
+				fn((int)(c << CHUNK_BITS | i), ctx);
+	}
+}
+
+struct exec_scan {
+	enum ufd_call call;
+	uint32_t stack;
+	const int *named, *closed;
+	int n_named, n_closed, close_from;
+};
+
+static int listed(int fd, const int *list, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (list[i] == fd)
+			return 1;
+	return 0;
+}
+
+static void exec_check(int fd, void *ctx)
+{
+	struct exec_scan *x = ctx;
+	int crosses;
+
+	if (fd <= 2 || GET(rec_of(fd, 0)->inherit) || listed(fd, x->named, x->n_named) ||
+	    listed(fd, x->closed, x->n_closed) ||
+	    (x->close_from >= 0 && fd >= x->close_from) || !open_now(fd))
+		return;
+	if (vfd_in_space(fd))
+		crosses = vfd_get_flags(fd) >= 0 && !(vfd_get_flags(fd) & VFD_CLOEXEC);
+	else
+		crosses = !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
+	if (crosses) {
+		if (!x->stack)
+			x->stack = stack_capture();
+		report(REPORT_EXEC_LEAK, fd, x->call, x->stack, 0, NULL);
+	}
+}
+
+void report_exec(enum ufd_call call, const int *named, int n_named,
+		 const int *closed, int n_closed, int close_from)
+{
+	struct exec_scan x = { call, 0, named, closed, n_named, n_closed, close_from };
+
+	each_open_record(exec_check, &x);
+}
+
+static void exit_check(int fd, void *ctx)
+{
+	(void)ctx;
+	if (fd <= 2 || !open_now(fd))
+		return;
+	report(REPORT_EXIT_LEAK, fd, UFD_CALL_close, 0, 0, NULL);
+}
+
+/*
+ * At exit, as libufd's destructor (the program's own destructors and
+ * atexit handlers have run, the standard streams are still open): the
+ * leaks, then UFD_REPORT_EXITCODE, after flushing the streams, which
+ * exit would have flushed next.  _exit skips this.
+ */
+__attribute__((destructor)) static void report_at_exit(void)
+{
+	if (!chunks)
+		return;
+	if (ufd_settings.report_leaks)
+		each_open_record(exit_check, NULL);
+	if (__atomic_load_n(&reported, __ATOMIC_RELAXED) &&
+	    ufd_settings.report_exitcode >= 0) {
+		if (fflush_fn)
+			fflush_fn(NULL);
+		ufd_sys6(SYS_exit_group, ufd_settings.report_exitcode, 0, 0, 0, 0, 0);
+	}
+}
+
+void report_init(void)
+{
+	void *p;
+
+	if (!ufd_settings.report || chunks)
+		return;
+	to_stderr = !strcmp(ufd_settings.report, "stderr");
+	if (!to_stderr && ufd_log_file_init("UFD_REPORT", ufd_settings.report,
+					    report_path) < 0)
+		to_stderr = 1;
+	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
+								     "fnmatch");
+	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
+	if (ufd_settings.suppress)
+		load_suppressions(ufd_settings.suppress);
+	stack_init();
+	p = ufd_sys_mmap(NULL, NCHUNKS * sizeof(*chunks), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!ufd_sys_is_error((long)p))
+		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
+	pthread_atfork(NULL, NULL, reports_fork_child);
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - the descriptor sanitizer's reports (UFD_REPORT): a record per
+ * descriptor number of where it was made and closed, and the reports of
+ * its misuse.
+ *
+ * The layer between the table and newfd: newfd records what it finishes,
+ * the shim records what it makes, closes or lets cross an exec by other
+ * ways and asks here when a call fails with EBADF.  Nothing here runs
+ * unless UFD_REPORT is set: callers test ufd_settings.report first (or
+ * reach here through the checking functions that replace the real
+ * functions' pointers only then, shim_report.c).
+ *
+ * Records (one per number, real ones and virtual ones from FD_UNSEQ_BASE
+ * up, in a sparse two-level array mapped lazily) hold the stacks and calls
+ * that made and closed the number, the closing thread, its state (open,
+ * closed by the program), and whether the program asked for it to cross
+ * an exec.  They are updated with relaxed atomic stores, field by field,
+ * without a lock: a record changed by two threads at once may mix their
+ * fields, which at worst blurs one report.  Recording is async-signal-safe
+ * (as far as stack_capture is).
+ *
+ * Reports are written one at a time under a spin lock whose owner is a
+ * thread id: a report from a signal handler that interrupted a report in
+ * the same thread is dropped (counted in the next), not deadlocked on.
+ * Writing a report symbolizes (dladdr, which takes the loader's lock), so
+ * it is not async-signal-safe: a report from a handler that interrupted
+ * the loader in the same thread would deadlock, as any dladdr there would.
+ */
+#ifndef UFD_REPORT_H
+#define UFD_REPORT_H
+
+#include "calls.h"
+
+/* The call that made a descriptor, for nonseqfd(), which is no row. */
+#define REPORT_CALL_NONSEQFD UFD_NCALLS
+
+enum report_kind {
+	REPORT_DOUBLE_CLOSE,
+	REPORT_USE_AFTER_CLOSE,
+	REPORT_NOT_OWNED,
+	REPORT_FD_SET,
+	REPORT_EXEC_LEAK,
+	REPORT_EXIT_LEAK,
+	REPORT_NKINDS
+};
+
+/* The kinds' names, as reports and suppressions write them:
+ * "double-close", "use-after-close", "close-not-owned",
+ * "fd-set-overflow", "exec-leak", "exit-leak". */
+extern const char *const report_kind_name[REPORT_NKINDS];
+
+/*
+ * From the constructor, when UFD_REPORT is set: the stack depot, the
+ * output (a file that cannot be opened gets a message, and reports go to
+ * stderr), the suppressions (UFD_SUPPRESS).  At exit, libufd's destructor
+ * writes the leaks (UFD_REPORT_LEAKS) and applies UFD_REPORT_EXITCODE.  Not async-signal-safe.
+ */
+void report_init(void);
+
+/*
+ * Descriptor fd (>= 0; anything else is ignored) was just made by call:
+ * its record is open, with the caller's stack.  inherit: the program
+ * chose the number (dup2, dup3) and so means it to cross an exec.
+ */
+void report_created(int fd, enum ufd_call call, int inherit);
+
+/* The program cleared fd's close-on-exec flag (fcntl F_SETFD): it means
+ * fd to cross an exec. */
+void report_inherit(int fd);
+
+/*
+ * The program is about to close fd with call (close, close_range, dup2
+ * over it...).  If its record says the program closed it already and it
+ * is not open now, a double-close report (close) or a use-after-close
+ * one (any other call); else the record becomes closed, with the caller's
+ * stack and thread.  Before the kernel's close, so that a creation that
+ * gets the number after it is recorded after it.
+ */
+void report_closing(int fd, enum ufd_call call);
+
+/* close_range or closefrom (call) closes [first, last]: the records of
+ * the program's open descriptors there become closed (no report). */
+void report_closing_range(unsigned first, unsigned last, enum ufd_call call);
+
+/* call failed with EBADF on fd: a use-after-close report if the program
+ * closed fd (its record says so). */
+void report_ebadf(int fd, enum ufd_call call);
+
+/* call would close fd, which is not the program's: ufd's backing
+ * descriptor of a virtual one (hidden 0) or a library's hidden descriptor
+ * (hidden 1). */
+void report_not_owned(int fd, enum ufd_call call, int hidden);
+
+/* call got fd (a descriptor, or select's nfds) that does not fit in an
+ * fd_set (>= FD_SETSIZE). */
+void report_fd_set(int fd, enum ufd_call call);
+
+/*
+ * At an exec (or spawn) by call: each descriptor above 2 that the program
+ * made, that crosses (not close-on-exec, not closed by the spawn's file
+ * actions: closed[] of n_closed numbers, and every number >= close_from
+ * if close_from >= 0) and that the program did not mean to pass on (made
+ * by dup2/dup3 onto its number, close-on-exec cleared with fcntl, or in
+ * named[] of n_named, a spawn's file actions) gets an exec-leak report.
+ */
+void report_exec(enum ufd_call call, const int *named, int n_named,
+		 const int *closed, int n_closed, int close_from);
+
+#endif /* UFD_REPORT_H */

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack.c - call stacks for the reports: capture, the depot, symbols
+ * (stack.h).
+ *
+ * The depot is two arrays mapped once at start-up with MAP_NORESERVE, so
+ * only the pages used cost memory: the entries (frames and their hash),
+ * filled in order by an atomic counter, and an open-addressing table of
+ * entry numbers by hash.  A stack is added with a compare-and-swap on its
+ * slot: no lock, so a signal handler may capture a stack in the middle of
+ * another capture.  Two threads adding the same new stack at once may
+ * both store it (one entry is then wasted): rare and harmless.
+ *
+ * backtrace and dladdr1 are looked up (dlsym) when reports are turned on,
+ * not imported: each import of libufd.so costs every process a symbol
+ * binding at load, reports or not.
+ */
+#define _GNU_SOURCE 1
+#include "stack.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "sys.h"
+
+#define DEPOT_ENTRIES (1U << 16)
+#define DEPOT_SLOTS (1U << 17) /* a power of two, twice the entries */
+
+struct depot_entry {
+	uint32_t hash;
+	uint32_t n;
+	uintptr_t pc[STACK_FRAMES];
+};
+
+static int (*backtrace_fn)(void **, int);
+static int (*dladdr1_fn)(const void *, Dl_info *, void **, int);
+
+static struct depot_entry *depot;
+static uint32_t *depot_slots; /* entry index + 1, or 0 for free */
+static uint32_t depot_used;
+
+/* libufd's executable segments: frames there are ufd's own. */
+#define SELF_RANGES 4
+static uintptr_t self_lo[SELF_RANGES], self_hi[SELF_RANGES];
+static int self_ranges;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	const struct link_map *self = ctx;
+
+	(void)size;
+	if (info->dlpi_addr != self->l_addr || !info->dlpi_name ||
+	    strcmp(info->dlpi_name, self->l_name))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum && self_ranges < SELF_RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			self_lo[self_ranges] = info->dlpi_addr + ph->p_vaddr;
+			self_hi[self_ranges] = self_lo[self_ranges] + ph->p_memsz;
+			self_ranges++;
+		}
+	}
+	return 1;
+}
+
+static int is_self(uintptr_t pc)
+{
+	for (int i = 0; i < self_ranges; i++)
+		if (pc >= self_lo[i] && pc < self_hi[i])
+			return 1;
+	return 0;
+}
+
+int stack_init(void)
+{
+	void *p, *q, *warm[4];
+	Dl_info info;
+	struct link_map *self = NULL;
+
+	if (depot)
+		return 0;
+	backtrace_fn = (int (*)(void **, int))dlsym(RTLD_DEFAULT, "backtrace");
+	dladdr1_fn = (int (*)(const void *, Dl_info *, void **, int))dlsym(
+		RTLD_DEFAULT, "dladdr1");
+	if (!backtrace_fn || !dladdr1_fn)
+		return -ENOSYS;
+	p = ufd_sys_mmap(NULL, DEPOT_ENTRIES * sizeof(struct depot_entry),
+			 PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (ufd_sys_is_error((long)p))
+		return (int)(long)p;
+	q = ufd_sys_mmap(NULL, DEPOT_SLOTS * sizeof(uint32_t),
+			 PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (ufd_sys_is_error((long)q)) {
+		ufd_sys_munmap(p, DEPOT_ENTRIES * sizeof(struct depot_entry));
+		return (int)(long)q;
+	}
+	if (dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP) &&
+	    self)
+		dl_iterate_phdr(find_self, self);
+	/* Loads libgcc_s now, not in the first capture. */
+	backtrace_fn(warm, 4);
+	depot_slots = q;
+	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static uint32_t hash_frames(const uintptr_t *pc, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a over the words */
+
+	for (int i = 0; i < n; i++) {
+		h ^= pc[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static int same(const struct depot_entry *e, uint32_t hash, const uintptr_t *pc,
+		int n)
+{
+	if (e->hash != hash || e->n != (uint32_t)n)
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (e->pc[i] != pc[i])
+			return 0;
+	return 1;
+}
+
+/* Frames a capture takes, to have STACK_FRAMES left after ufd's own. */
+#define CAPTURE_MAX (STACK_FRAMES + 8)
+
+uint32_t stack_capture(void)
+{
+	struct depot_entry *d = __atomic_load_n(&depot, __ATOMIC_ACQUIRE);
+	void *raw[CAPTURE_MAX];
+	uintptr_t pc[STACK_FRAMES];
+	int got, skip = 0, n;
+	uint32_t hash, slot, want = 0;
+
+	if (!d)
+		return 0;
+	got = backtrace_fn(raw, CAPTURE_MAX);
+	/* ufd's frames at the top, and above them those of an interceptor
+	 * of backtrace itself (a sanitizer runtime's). */
+	while (skip < got && skip < 3 && !is_self((uintptr_t)raw[skip]))
+		skip++;
+	if (skip == got || skip == 3)
+		skip = 0;
+	while (skip < got && is_self((uintptr_t)raw[skip]))
+		skip++;
+	n = got - skip < STACK_FRAMES ? got - skip : STACK_FRAMES;
+	for (int i = 0; i < n; i++)
+		pc[i] = (uintptr_t)raw[skip + i];
+	hash = hash_frames(pc, n);
+	for (slot = hash & (DEPOT_SLOTS - 1);; slot = (slot + 1) & (DEPOT_SLOTS - 1)) {
+		uint32_t v = __atomic_load_n(&depot_slots[slot], __ATOMIC_ACQUIRE);
+
+		if (v == 0) {
+			if (!want) {
+				uint32_t i = __atomic_fetch_add(&depot_used, 1,
+								__ATOMIC_RELAXED);
+
+				if (i >= DEPOT_ENTRIES)
+					return 0; /* full */
+				d[i].hash = hash;
+				d[i].n = (uint32_t)n;
+				for (int k = 0; k < n; k++)
+					d[i].pc[k] = pc[k];
+				want = i + 1;
+			}
+			if (__atomic_compare_exchange_n(&depot_slots[slot], &v, want, 0,
+							__ATOMIC_RELEASE,
+							__ATOMIC_ACQUIRE))
+				return want;
+			/* Taken meanwhile: v is what is there now. */
+		}
+		if (same(&d[v - 1], hash, pc, n))
+			return v; /* (our entry, if any, stays unused) */
+	}
+}
+
+int stack_frames(uint32_t id, uintptr_t *pcs, int max)
+{
+	struct depot_entry *d = __atomic_load_n(&depot, __ATOMIC_ACQUIRE);
+	int n;
+
+	if (!d || id == 0 || id > DEPOT_ENTRIES)
+		return 0;
+	n = (int)d[id - 1].n < max ? (int)d[id - 1].n : max;
+	memcpy(pcs, d[id - 1].pc, (size_t)n * sizeof(*pcs));
+	return n;
+}
+
+/* ---- symbols ---- */
+
+/* A module's file mapped, with its symbol table (.symtab, or .dynsym if
+ * it was stripped). */
+struct elf_file {
+	char path[256];
+	const unsigned char *map;
+	size_t len;
+	const ElfW(Sym) *syms;
+	size_t nsyms;
+	const char *strs;
+	size_t strs_len;
+};
+
+#define ELF_CACHE 8
+static struct elf_file elf_cache[ELF_CACHE];
+static unsigned elf_next;
+
+/* The symbol table of the mapped file f, or leave f->syms NULL. */
+static void elf_tables(struct elf_file *f)
+{
+	const ElfW(Ehdr) *eh = (const void *)f->map;
+	const ElfW(Shdr) *sh;
+	int found = -1;
+
+	if (f->len < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh->e_shentsize != sizeof(*sh) || eh->e_shoff > f->len ||
+	    (size_t)eh->e_shnum * sizeof(*sh) > f->len - eh->e_shoff)
+		return;
+	sh = (const void *)(f->map + eh->e_shoff);
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_SYMTAB ||
+		    (sh[i].sh_type == SHT_DYNSYM && found < 0))
+			found = i;
+	if (found < 0 || sh[found].sh_link >= eh->e_shnum)
+		return;
+	{
+		const ElfW(Shdr) *s = &sh[found], *str = &sh[s->sh_link];
+
+		if (s->sh_offset > f->len || s->sh_size > f->len - s->sh_offset ||
+		    str->sh_offset > f->len || str->sh_size > f->len - str->sh_offset)
+			return;
+		f->syms = (const void *)(f->map + s->sh_offset);
+		f->nsyms = s->sh_size / sizeof(ElfW(Sym));
+		f->strs = (const char *)f->map + str->sh_offset;
+		f->strs_len = str->sh_size;
+	}
+}
+
+/* The cached mapping of the file at path, mapped now if it is not. */
+static struct elf_file *elf_open(const char *path)
+{
+	struct elf_file *f;
+	struct stat st;
+	void *map;
+	int fd;
+
+	for (int i = 0; i < ELF_CACHE; i++)
+		if (elf_cache[i].map && !strcmp(elf_cache[i].path, path))
+			return &elf_cache[i];
+	if (strlen(path) >= sizeof(f->path))
+		return NULL;
+	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
+			   0, 0, 0);
+	if (fd < 0)
+		return NULL;
+	if (ufd_sys_fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		ufd_sys_close(fd);
+		return NULL;
+	}
+	map = ufd_sys_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ufd_sys_close(fd);
+	if (ufd_sys_is_error((long)map))
+		return NULL;
+	f = &elf_cache[elf_next++ % ELF_CACHE];
+	if (f->map)
+		ufd_sys_munmap((void *)f->map, f->len);
+	memset(f, 0, sizeof(*f));
+	strcpy(f->path, path);
+	f->map = map;
+	f->len = (size_t)st.st_size;
+	elf_tables(f);
+	return f;
+}
+
+/* The function of f nearest at or below addr (relative to the module's
+ * load bias): its name into s, or nothing. */
+static void elf_nearest(const struct elf_file *f, uintptr_t addr,
+			struct stack_symbol *s)
+{
+	const ElfW(Sym) *best = NULL;
+
+	for (size_t i = 0; i < f->nsyms; i++) {
+		const ElfW(Sym) *y = &f->syms[i];
+
+		if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
+		    y->st_value > addr || y->st_name >= f->strs_len)
+			continue;
+		if (!best || y->st_value > best->st_value)
+			best = y;
+	}
+	if (!best || (s->name[0] && addr - best->st_value >= s->name_off))
+		return; /* dladdr's is as near (s->name_off is from addr too) */
+	snprintf(s->name, sizeof(s->name), "%s", f->strs + best->st_name);
+	s->name_off = addr - best->st_value;
+}
+
+int stack_symbolize(uintptr_t pc, struct stack_symbol *s)
+{
+	struct link_map *lm = NULL;
+	struct elf_file *f;
+	Dl_info info;
+	uintptr_t at = pc - 1;
+
+	memset(s, 0, sizeof(*s));
+	if (!dladdr1_fn || !dladdr1_fn((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
+	    !lm)
+		return -ENOENT;
+	if (lm->l_name && lm->l_name[0]) {
+		snprintf(s->module, sizeof(s->module), "%s", lm->l_name);
+	} else {
+		long n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
+				  (long)s->module, sizeof(s->module) - 1, 0, 0);
+
+		s->module[n > 0 ? n : 0] = 0;
+	}
+	s->module_off = pc - lm->l_addr;
+	/* Offsets from `at` first, from pc at the end (as ASan prints). */
+	if (info.dli_sname && info.dli_saddr) {
+		snprintf(s->name, sizeof(s->name), "%s", info.dli_sname);
+		s->name_off = at - (uintptr_t)info.dli_saddr;
+	}
+	if (s->module[0] && (f = elf_open(s->module)) && f->syms)
+		elf_nearest(f, at - lm->l_addr, s);
+	if (s->name[0])
+		s->name_off++;
+	return 0;
+}

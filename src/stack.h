@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stack.h - call stacks for the sanitizer's reports (UFD_REPORT): captured
+ * into a deduplicating depot, symbolized when a report is written.
+ *
+ * Capture is glibc's backtrace(), which unwinds through .eh_frame with
+ * libgcc's unwinder, so it works in programs built without frame
+ * pointers.  The stacks live in a fixed depot: a stack is stored once and
+ * named by a 32-bit id, so a loop that makes a million descriptors at the
+ * same place uses one entry.  When the depot is full, new stacks get id 0
+ * ("no stack"): memory is bounded.
+ *
+ * Symbolization: the module (its path and the offset in it) and the
+ * nearest function at or below the address: dladdr's for exported
+ * symbols, else the nearest STT_FUNC of the module's ELF .symtab, read
+ * from the file (static functions of a program not linked -rdynamic).
+ */
+#ifndef UFD_STACK_H
+#define UFD_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Frames kept per stack, after ufd's own frames at the top are dropped. */
+#define STACK_FRAMES 16
+
+/*
+ * Set up the depot, find libufd's own code (its frames are skipped) and
+ * call backtrace() once, so that its one-time dlopen of libgcc_s happens
+ * here and never inside a signal handler or a vfork child.  From the
+ * constructor, only when reports are on.  Returns 0 or -errno (then
+ * stack_capture returns 0).  Not async-signal-safe.
+ */
+int stack_init(void);
+
+/*
+ * The caller's stack, without libufd's frames at its top: its depot id,
+ * or 0 (no depot, depot full).  Lock-free (compare-and-swap on the
+ * depot's slots); async-signal-safe once stack_init has run, as far as
+ * glibc's backtrace() is.
+ */
+uint32_t stack_capture(void);
+
+/* The frames (return addresses) of stack id into pcs (up to max): their
+ * number, 0 for id 0 or an unknown id.  Lock-free, async-signal-safe. */
+int stack_frames(uint32_t id, uintptr_t *pcs, int max);
+
+/* What stack_symbolize says of one address. */
+struct stack_symbol {
+	char module[256];    /* the module's path, or "" if unknown */
+	uintptr_t module_off; /* pc's offset from the module's start */
+	char name[128];      /* the nearest function, or "" */
+	uintptr_t name_off;  /* pc's offset from that function */
+};
+
+/*
+ * Symbolize pc, a return address (looked up at pc - 1, the call).  Fills
+ * *s; returns 0, or -ENOENT if pc is in no module.  Keeps a small cache of
+ * mapped symbol tables: the caller holds the lock that serialises
+ * reports (report.c).  Not async-signal-safe (dladdr takes the loader's
+ * lock).
+ */
+int stack_symbolize(uintptr_t pc, struct stack_symbol *s);
+
+#endif /* UFD_STACK_H */

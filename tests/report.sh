@@ -1,0 +1,233 @@
+#!/bin/sh
+# Description: the sanitizer's reports (UFD_REPORT), one reproducer of a
+# documented bug class per kind (tests/report_cases.c): each report names
+# its kind, the descriptor, the call, and stacks whose frames name the
+# reproducer's functions where the misuse happened (static functions of a
+# program without -rdynamic: from its .symtab).  Run for each build of the
+# reproducers given (with and without frame pointers).  Also: JSON lines,
+# suppressions, UFD_REPORT_EXITCODE, and no report without UFD_REPORT.
+# Usage: report.sh LIBUFD CASES...   (UFD_TEST_PRELOAD: extra preloads)
+set -u
+lib=$1
+shift
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+# run NAME CASE [VAR=VALUE...]: the case under ufd with reports to
+# $tmp/NAME.rep, its stdout in $tmp/NAME.out, its status in $status.
+run() {
+	name=$1 case=$2
+	shift 2
+	rm -f "$tmp/$name.rep" "$tmp/scratch"
+	env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" \
+		UFD_REPORT="$tmp/$name.rep" "$@" \
+		"$cases" "$case" "$tmp/scratch" >"$tmp/$name.out" 2>"$tmp/$name.err"
+	status=$?
+	touch "$tmp/$name.rep"
+}
+# has NAME REGEX: the report file has a line matching it.
+has() {
+	grep -Eq -- "$2" "$tmp/$1.rep" ||
+		{ cat "$tmp/$1.rep" "$tmp/$1.out" "$tmp/$1.err"; fail "$cases $1: no line matching '$2'"; }
+}
+# count NAME KIND: the number of reports of that kind.
+count() {
+	grep -Ec "^==[0-9]+==ERROR: ufd: $2: " "$tmp/$1.rep"
+}
+# section NAME TITLE FUNCTION: the part of the report titled TITLE (a line
+# "  TITLE by ...") has a frame in FUNCTION.
+section() {
+	awk -v t="  $2 by " -v f=" in $3\\\\+" '
+		index($0, t) == 1 { on = 1; next }
+		/^  [a-z]/ || /^SUMMARY/ { on = 0 }
+		on && $0 ~ f { found = 1 }
+		END { exit !found }' "$tmp/$1.rep" ||
+		{ cat "$tmp/$1.rep"; fail "$cases $1: '$2' stack does not name $3"; }
+}
+vfd='26[0-9]{7}'
+
+for cases in "$@"; do
+	echo "== $cases"
+
+	# rsyslog/OpenSSL: by default the number is reused and the second
+	# close closes the other file, unseen; under UFD_MODE=all it gets
+	# EBADF and is reported with both closes.
+	run dc-default double-close
+	grep -q '^reused: yes$' "$tmp/dc-default.out" || fail "double-close: number not reused by default"
+	grep -q 'closed a descriptor' "$tmp/dc-default.out" || fail "double-close: second close did not hit the reused number"
+	[ "$(count dc-default double-close)" -eq 0 ] || fail "double-close: reported where the close succeeded"
+	run dc double-close UFD_MODE=all
+	grep -q '^reused: no$' "$tmp/dc.out" || fail "double-close: number reused under mode all"
+	has dc "^==[0-9]+==ERROR: ufd: double-close: double close of descriptor $vfd \(not open\)$"
+	has dc '^  call by close in thread [0-9]+:$'
+	section dc call rsyslog_close_connection
+	section dc "first closed" openssl_ssl_free
+	section dc made open_file
+	has dc '^SUMMARY: ufd: double-close of descriptor [0-9]+ in rsyslog_close_connection$'
+	# Module and offset, without a symbol too: (path+0xoffset).
+	has dc "^    #0 0x[0-9a-f]+ in rsyslog_close_connection\+0x[0-9a-f]+ \(.*report_cases[a-z_]*\+0x[0-9a-f]+\)$"
+
+	# Go 7970: the late write, reported as a use after close under
+	# mode all (by default it lands in the other thread's file).
+	run race-default write-race
+	grep -q "other thread's file" "$tmp/race-default.out" || fail "write-race: the late write did not land elsewhere by default"
+	run race write-race UFD_MODE=all
+	has race "^==[0-9]+==ERROR: ufd: use-after-close: use after close of descriptor $vfd"
+	has race '^  call by write in thread [0-9]+:$'
+	section race call write_after_close
+	section race closed closer
+	# The close was in another thread than the write.
+	t_call=$(sed -n 's/^  call by write in thread \([0-9]*\):$/\1/p' "$tmp/race.rep")
+	t_close=$(sed -n 's/^  closed by close in thread \([0-9]*\):$/\1/p' "$tmp/race.rep")
+	[ -n "$t_call" ] && [ "$t_call" != "$t_close" ] || fail "write-race: same thread for write and close"
+
+	# SQLite 1.1: the write to the closed stderr is reported; once the
+	# database has number 2 (never moved: a standard stream's number),
+	# the next message lands in it, unseen.
+	run sqlite stderr-reuse
+	grep -q '^database got 2$' "$tmp/sqlite.out" || fail "stderr-reuse: database did not get 2"
+	[ "$(count sqlite use-after-close)" -eq 1 ] || fail "stderr-reuse: not one report"
+	has sqlite '^==[0-9]+==ERROR: ufd: use-after-close: use after close of descriptor 2 \(not open\)$'
+	section sqlite call log_error
+	section sqlite closed daemonize
+
+	# OpenOnload 111 / proxychains-ng 439: closefrom spans the library's
+	# hidden descriptor, which survives it, reported.
+	run cf closefrom
+	[ "$status" -ne 77 ] || fail "closefrom: skipped: $(cat "$tmp/cf.out")"
+	grep -q 'after closefrom: open$' "$tmp/cf.out" || fail "closefrom: the library's descriptor was closed"
+	has cf "^==[0-9]+==ERROR: ufd: close-not-owned: close of a descriptor that is not the program's: a library's hidden descriptor \(NONSEQFD_HIDE\) $vfd \(/"
+	has cf '^  call by closefrom in thread'
+	section cf call daemon_close_all
+	section cf made onload_lib_init
+	[ "$(count cf close-not-owned)" -eq 1 ] || fail "closefrom: not one report"
+
+	# A close-all loop by number reaches ufd's backing descriptor of a
+	# virtual one: refused (the virtual descriptor stays), reported.
+	run cb close-backing UFD_MODE=all
+	grep -q '^backing apart$' "$tmp/cb.out" || fail "close-backing: no separate backing descriptor"
+	grep -q 'after the loop: open$' "$tmp/cb.out" || fail "close-backing: the virtual descriptor was closed"
+	has cb "^==[0-9]+==ERROR: ufd: close-not-owned: close of a descriptor that is not the program's: ufd's backing descriptor of a virtual one [0-9]+ \\(/"
+	section cb call close_all_by_number
+	[ "$(count cb close-not-owned)" -eq 1 ] || fail "close-backing: not one report"
+
+	# FD_SET past FD_SETSIZE: reported, then glibc's fortify abort; and
+	# select with nfds past it.
+	run fdset fd-set
+	if [ "$status" -eq 77 ]; then
+		echo "SKIP fd-set: $(cat "$tmp/fdset.out")"
+	else
+		[ "$status" -eq 134 ] || fail "fd-set: status $status, not glibc's abort (134)"
+		has fdset '^==[0-9]+==ERROR: ufd: fd-set-overflow: descriptor past FD_SETSIZE \(1024\), in no fd_set: 1101 '
+		has fdset '^  call by select in thread'
+		has fdset '^==[0-9]+==ERROR: ufd: fd-set-overflow: descriptor past FD_SETSIZE \(1024\), in no fd_set: 1100 \(/'
+		has fdset '^  call by __fdelt_chk in thread'
+		section fdset call watch_fd
+		section fdset call select_wide
+	fi
+
+	# runc CVE-2024-21626 class: one leak at the exec, made in
+	# open_config_leaky; the dup2'd and F_SETFD-cleared ones are meant.
+	run exec exec-leak
+	[ "$status" -eq 0 ] || fail "exec-leak: status $status"
+	[ "$(count exec exec-leak)" -eq 1 ] || { cat "$tmp/exec.rep"; fail "exec-leak: not one report"; }
+	has exec '^==[0-9]+==ERROR: ufd: exec-leak: leak across exec: .* descriptor 3 \(/'
+	has exec '^  crossing by execve in thread'
+	section exec made open_config_leaky
+	run spawn spawn-leak
+	[ "$(count spawn exec-leak)" -eq 1 ] || { cat "$tmp/spawn.rep"; fail "spawn-leak: not one report"; }
+	has spawn '^  crossing by posix_spawn in thread'
+	section spawn made open_config_leaky
+
+	# Leaks at exit, only with UFD_REPORT_LEAKS=1.
+	run exit0 exit-leak
+	[ "$(count exit0 exit-leak)" -eq 0 ] || fail "exit-leak: reported without UFD_REPORT_LEAKS"
+	run exit exit-leak UFD_REPORT_LEAKS=1
+	[ "$(count exit exit-leak)" -eq 1 ] || { cat "$tmp/exit.rep"; fail "exit-leak: not one report"; }
+	section exit made open_and_forget
+
+	# Records from 4 threads and from signal handlers in them, in both
+	# modes: no misuse, so no report, and no deadlock.
+	for mode in transparent all; do
+		run churn churn UFD_MODE=$mode UFD_REPORT_LEAKS=1
+		[ "$status" -eq 0 ] && grep -q '^churn done$' "$tmp/churn.out" ||
+			fail "churn, mode $mode: status $status"
+		[ ! -s "$tmp/churn.rep" ] || { cat "$tmp/churn.rep"; fail "churn, mode $mode: a report"; }
+	done
+done
+
+# Every creating call records what it made: test_made_fds (given in
+# UFD_TEST_MADE_FDS) uses each descriptor once after closing it, and
+# each such use's report names the call that made it (the i-th
+# descriptor printed is the next report on its number).
+if [ -n "${UFD_TEST_MADE_FDS:-}" ]; then
+	for mode in all transparent; do
+		rm -f "$tmp/made.rep"
+		env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=$mode \
+			UFD_REPORT="$tmp/made.rep" "$UFD_TEST_MADE_FDS" >"$tmp/made.out" 2>&1 ||
+			{ cat "$tmp/made.out"; fail "test_made_fds under reports, mode $mode"; }
+		python3 - "$tmp/made.out" "$tmp/made.rep" <<'EOF' || fail "made-fds, mode $mode: a creation not recorded"
+import re, sys
+made = [l.rsplit(": ", 1) for l in open(sys.argv[1]).read().splitlines()
+        if re.match(r"^.*: \d+$", l)]
+reps = []
+for b in open(sys.argv[2]).read().split("\n\n"):
+    m = re.search(r"use after close of descriptor (\d+)", b)
+    if m:
+        c = re.search(r"^  made by (\S+) in thread", b, re.M)
+        reps.append((m.group(1), c.group(1) if c else None))
+assert len(made) > 30, made
+j, bad = 0, 0
+for call, fd in made:
+    while j < len(reps) and reps[j][0] != fd:
+        j += 1
+    if j == len(reps) or not reps[j][1]:
+        print(f"{call}: descriptor {fd}: no report of what made it")
+        bad += 1
+        j = 0
+        continue
+    print(f"{call}: {fd}: made by {reps[j][1]}")
+    j += 1
+sys.exit(1 if bad else 0)
+EOF
+	done
+fi
+
+# JSON: one object a line, with the same content.
+run json double-close UFD_MODE=all UFD_REPORT_FORMAT=json
+python3 - "$tmp/json.rep" <<'EOF' || fail "JSON reports"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+r = json.loads(lines[0])
+assert r["kind"] == "double-close", r
+assert r["call"]["call"] == "close", r
+assert any(f["function"] == "rsyslog_close_connection" for f in r["call"]["stack"]), r
+assert any(f["function"] == "openssl_ssl_free" for f in r["closed"]["stack"]), r
+assert r["made"]["call"] in ("open", "open64"), r
+EOF
+
+# Suppressions: by kind and function glob; comments and other kinds.
+printf '# known\nuse-after-close:*\ndouble-close:rsyslog_*\n' >"$tmp/supp"
+run supp double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
+[ ! -s "$tmp/supp.rep" ] || { cat "$tmp/supp.rep"; fail "suppressed report written"; }
+printf 'exit-leak:rsyslog_*\n' >"$tmp/supp"
+run supp2 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
+[ "$(count supp2 double-close)" -eq 1 ] || fail "a rule of another kind suppressed"
+
+# UFD_REPORT_EXITCODE: a process that reported exits with it; one that
+# did not (suppressed) keeps its status.
+run code double-close UFD_MODE=all UFD_REPORT_EXITCODE=23
+[ "$status" -eq 23 ] || fail "UFD_REPORT_EXITCODE=23: status $status"
+printf '*:rsyslog_*\n' >"$tmp/supp"
+run code0 double-close UFD_MODE=all UFD_REPORT_EXITCODE=23 UFD_SUPPRESS="$tmp/supp"
+[ "$status" -eq 0 ] || fail "suppressed, UFD_REPORT_EXITCODE=23: status $status"
+
+# No UFD_REPORT, no report: the double close goes unsaid.
+env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
+	"$cases" double-close "$tmp/scratch" >"$tmp/off.out" 2>"$tmp/off.err" ||
+	fail "without reports: status $?"
+! grep -q 'ERROR: ufd' "$tmp/off.err" || fail "a report without UFD_REPORT"
+
+echo "PASS: every kind reported with its call and stacks"
