@@ -308,6 +308,7 @@ static void check_pidfd_of(const char *call, long pid, int pidfd)
 		failed++;
 	}
 	close(pidfd);
+	use_after_close(pidfd);
 }
 
 static void check_inside(void)
@@ -396,6 +397,7 @@ static void check_signalfd(void)
 			break;
 	}
 	close(sfd);
+	use_after_close(sfd);
 	close(p[0]);
 	close(p[1]);
 }
