@@ -220,7 +220,7 @@ int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
 			return r;
 		}
 	}
-	if ((unsigned)fd >= ufd_app_nofile)
+	if ((unsigned)fd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
 		return newfd_past_limit(fd);
 	return newfd_finish_from(fd, added, call, from);
 }

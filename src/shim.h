@@ -310,7 +310,7 @@ static inline int ufd_ret(int r)
  */
 static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
 {
-	if (__builtin_expect((unsigned)r >= ufd_app_nofile, 0))
+	if (__builtin_expect((unsigned)r >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED), 0))
 		return r < 0 ? r : ufd_ret(newfd_past_limit(r));
 	return newfd_finish(r, added, call);
 }

@@ -756,7 +756,7 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 			 arg);
 		/* From the application's limit on: the kernel's EINVAL (its
 		 * own limit, which ufd holds higher, let the call through). */
-		if (r >= 0 && (unsigned)argi >= ufd_app_nofile) {
+		if (r >= 0 && (unsigned)argi >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED)) {
 			ufd_sys_close(r);
 			return ufd_ret(-EINVAL);
 		}

@@ -366,7 +366,7 @@ static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
 
 	if (nfds <= (int)__atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED))
 		return 0;
-	for (b = vfd_next_backing((int)vfd_guard_from); b >= 0 && b < nfds;
+	for (b = vfd_next_backing((int)__atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED)); b >= 0 && b < nfds;
 	     b = vfd_next_backing(b + 1))
 		for (int i = 0; i < 3; i++) {
 			__fd_mask word;

@@ -214,7 +214,8 @@ static void clone_pidfd(long where)
 
 	if (ufd_unmapped((void *)where) ||
 	    ufd_sys_read_self(&fd, (void *)where, sizeof(fd)) != sizeof(fd) ||
-	    fd < 0 || (unsigned)fd >= ufd_app_nofile)
+	    fd < 0 ||
+	    (unsigned)fd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
 		return;
 	fin = newfd_finish(fd, 0, UFD_CALL_syscall);
 	if (fin != fd)

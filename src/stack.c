@@ -47,37 +47,70 @@ static struct depot_entry *depot;
 static uint32_t *depot_slots; /* entry index + 1, or 0 for free */
 static uint32_t depot_used;
 
-/* libufd's executable segments: frames there are ufd's own. */
-#define SELF_RANGES 4
-static uintptr_t self_lo[SELF_RANGES], self_hi[SELF_RANGES];
-static int self_ranges;
+/*
+ * Executable segments of libufd (frames there are ufd's own) and of a
+ * sanitizer runtime loaded with the program (ASan's, TSan's: their
+ * interceptor of the call sits between the program's frame and ufd's).
+ */
+#define RANGES 4
+struct ranges {
+	uintptr_t lo[RANGES], hi[RANGES];
+	int n;
+};
+static struct ranges self_ranges, runtime_ranges;
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+static void add_ranges(struct ranges *r, const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum && r->n < RANGES; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			r->lo[r->n] = info->dlpi_addr + ph->p_vaddr;
+			r->hi[r->n] = r->lo[r->n] + ph->p_memsz;
+			r->n++;
+		}
+	}
+}
+
+static int is_runtime_name(const char *path)
+{
+	static const char *const names[] = { "libasan.", "libtsan.", "libubsan.",
+					     "liblsan.", "libhwasan." };
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strncmp(base, names[i], strlen(names[i])))
+			return 1;
+	return 0;
+}
+
+static int find_ranges(struct dl_phdr_info *info, size_t size, void *ctx)
 {
 	const struct link_map *self = ctx;
 
 	(void)size;
-	if (info->dlpi_addr != self->l_addr || !info->dlpi_name ||
-	    strcmp(info->dlpi_name, self->l_name))
+	if (!info->dlpi_name)
 		return 0;
-	for (int i = 0; i < info->dlpi_phnum && self_ranges < SELF_RANGES; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+	if (self && info->dlpi_addr == self->l_addr &&
+	    !strcmp(info->dlpi_name, self->l_name))
+		add_ranges(&self_ranges, info);
+	else if (is_runtime_name(info->dlpi_name))
+		add_ranges(&runtime_ranges, info);
+	return 0;
+}
 
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			self_lo[self_ranges] = info->dlpi_addr + ph->p_vaddr;
-			self_hi[self_ranges] = self_lo[self_ranges] + ph->p_memsz;
-			self_ranges++;
-		}
-	}
-	return 1;
+static int in_ranges(const struct ranges *r, uintptr_t pc)
+{
+	for (int i = 0; i < r->n; i++)
+		if (pc >= r->lo[i] && pc < r->hi[i])
+			return 1;
+	return 0;
 }
 
 static int is_self(uintptr_t pc)
 {
-	for (int i = 0; i < self_ranges; i++)
-		if (pc >= self_lo[i] && pc < self_hi[i])
-			return 1;
-	return 0;
+	return in_ranges(&self_ranges, pc);
 }
 
 int stack_init(void)
@@ -105,9 +138,9 @@ int stack_init(void)
 		ufd_sys_munmap(p, DEPOT_ENTRIES * sizeof(struct depot_entry));
 		return (int)(long)q;
 	}
-	if (dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP) &&
-	    self)
-		dl_iterate_phdr(find_self, self);
+	if (!dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP))
+		self = NULL;
+	dl_iterate_phdr(find_ranges, self);
 	/* Loads libgcc_s now, not in the first capture. */
 	backtrace_fn(warm, 4);
 	depot_slots = q;
@@ -158,6 +191,8 @@ uint32_t stack_capture(void)
 	if (skip == got || skip == 3)
 		skip = 0;
 	while (skip < got && is_self((uintptr_t)raw[skip]))
+		skip++;
+	while (skip < got && in_ranges(&runtime_ranges, (uintptr_t)raw[skip]))
 		skip++;
 	n = got - skip < STACK_FRAMES ? got - skip : STACK_FRAMES;
 	for (int i = 0; i < n; i++)

@@ -161,6 +161,15 @@ done
 # UFD_TEST_MADE_FDS) uses each descriptor once after closing it, and
 # each such use's report names the call that made it (the i-th
 # descriptor printed is the next report on its number).
+# Not under ThreadSanitizer: its runtime keeps a table of descriptors
+# below 2^20 and aborts on a virtual number there (socketpair's
+# interceptor), and under it test_made_fds printed its clone3 line twice,
+# which throws the matching below out.  The plain and the
+# ASan+UBSan builds run it.
+case ${preload_extra:-} in
+*libtsan*) echo "made-fds under reports: skipped under TSan (see tests/report.sh)"
+	UFD_TEST_MADE_FDS= ;;
+esac
 if [ -n "${UFD_TEST_MADE_FDS:-}" ]; then
 	for mode in all transparent; do
 		rm -f "$tmp/made.rep"
