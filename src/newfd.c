@@ -206,5 +206,5 @@ int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
 	}
 	if ((unsigned)fd >= ufd_app_nofile)
 		return newfd_past_limit(fd);
-	return newfd_finish_from(fd, added, call, from);
+	return newfd_finish_from(fd, added, call, from, -1);
 }

@@ -308,12 +308,20 @@ static inline int ufd_ret(int r)
  * gets it: finished by newfd.h, or EMFILE past the application's
  * RLIMIT_NOFILE.  A failure compares at or above every limit too
  * (unsigned), so that the common case costs one comparison.
+ * ufd_ret_new_fd_known: the same for a call whose flags said whether it
+ * made the descriptor close-on-exec (cloexec 1 or 0: newfd_finish_known).
  */
-static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
+static inline int ufd_ret_new_fd_known(int r, int added, enum ufd_call call,
+				       int cloexec)
 {
 	if (__builtin_expect((unsigned)r >= ufd_app_nofile, 0))
 		return r < 0 ? r : ufd_ret(newfd_past_limit(r));
-	return newfd_finish(r, added, call);
+	return newfd_finish_known(r, added, call, cloexec);
+}
+
+static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
+{
+	return ufd_ret_new_fd_known(r, added, call, -1);
 }
 
 #endif /* UFD_SHIM_H */

@@ -51,7 +51,7 @@ static int open_flags(int flags)
 static int open_result(int fd, int flags, int added, enum ufd_call call)
 {
 	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
-		return ufd_ret_new_fd(fd, added, call);
+		return ufd_ret_new_fd_known(fd, added, call, (flags & O_CLOEXEC) != 0);
 	return ret_flagged(fd, flags & O_UNSEQFD,
 		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
 			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
@@ -456,8 +456,9 @@ __attribute__((noinline)) static int socket_slow(int domain, int type, int proto
 	int added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
 
 	if (!(type & SOCK_UFD_FLAGS))
-		return ufd_ret_new_fd(UFD_REAL(socket)(domain, type, protocol), added,
-				  UFD_CALL_socket);
+		return ufd_ret_new_fd_known(UFD_REAL(socket)(domain, type, protocol),
+					    added, UFD_CALL_socket,
+					    (type & SOCK_CLOEXEC) != 0);
 	return ret_flagged(UFD_REAL(socket)(domain, sock_flags(type), protocol),
 		       type & SOCK_UNSEQ, sock_vfd_flags(type), added,
 		       UFD_CALL_socket);
@@ -513,8 +514,9 @@ __attribute__((noinline)) static int accept4_slow(int fd, __SOCKADDR_ARG addr,
 
 	fd = vfd_translate(fd);
 	if (!(flags & SOCK_UFD_FLAGS))
-		return ufd_ret_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added,
-				  UFD_CALL_accept4);
+		return ufd_ret_new_fd_known(UFD_REAL(accept4)(fd, addr, len, flags),
+					    added, UFD_CALL_accept4,
+					    (flags & SOCK_CLOEXEC) != 0);
 	return ret_flagged(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
 		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added,
 		       UFD_CALL_accept4);
@@ -547,9 +549,10 @@ UFD_PUBLIC int dup(int fd)
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	if (ufd_settings.cloexec)
-		return ufd_ret_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
-				  1, UFD_CALL_dup);
-	return ufd_ret_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
+		return ufd_ret_new_fd_known(UFD_REAL(fcntl)(vfd_translate(fd),
+							    F_DUPFD_CLOEXEC, 0),
+					    1, UFD_CALL_dup, 1);
+	return ufd_ret_new_fd_known(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup, 0);
 }
 
 

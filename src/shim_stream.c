@@ -414,7 +414,7 @@ static DIR *opendir_moved(const char *path)
 					      O_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	vfd = newfd_finish(fd, 0, UFD_CALL_opendir);
+	vfd = newfd_finish_known(fd, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
 	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
 	if (!dir) {
 		saved = errno;
