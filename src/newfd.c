@@ -222,5 +222,5 @@ int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
 	}
 	if ((unsigned)fd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
 		return newfd_past_limit(fd);
-	return newfd_finish_from(fd, added, call, from);
+	return newfd_finish_from(fd, added, call, from, -1);
 }

@@ -98,27 +98,37 @@ int newfd_recorded(int fd, enum ufd_call call);
  * `added` undone); under UFD_MODE=all anything else becomes virtual
  * (newfd_virtual_or_real), under UFD_MODE=random it moves to a random
  * number from `from` up (random_fd_place: 3 for a creation, n for
- * F_DUPFD(n)); under UFD_REPORT the record of the number it ends on is
- * made (newfd_recorded).  Returns the descriptor the application gets;
- * never fails.
+ * F_DUPFD(n); cloexec as there: 1 or 0 if the call knows fd's
+ * close-on-exec flag, else -1); under UFD_REPORT the record of the number
+ * it ends on is made (newfd_recorded).  Returns the descriptor the
+ * application gets; never fails.
  */
 static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
-				    int from)
+				    int from, int cloexec)
 {
 	newfd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
 		return newfd_virtual_or_real(fd, call); /* records it too */
 	if (__builtin_expect(ufd_settings.mode_random, 0) && fd > 2)
-		fd = random_fd_place(fd, from, call);
+		fd = random_fd_place(fd, from, call, cloexec);
 	if (__builtin_expect(ufd_settings.report != NULL, 0))
 		return newfd_recorded(fd, call);
 	return fd;
 }
 
-/* newfd_finish_from for a creation: from 3 up. */
+/* newfd_finish_from for a creation: from 3 up, fd's close-on-exec flag
+ * unknown. */
 static inline int newfd_finish(int fd, int added, enum ufd_call call)
 {
-	return newfd_finish_from(fd, added, call, 3);
+	return newfd_finish_from(fd, added, call, 3, -1);
+}
+
+/* newfd_finish for a call that made fd close-on-exec (cloexec 1) or not
+ * (0), as its flags said: UFD_MODE=random need not ask the kernel. */
+static inline int newfd_finish_known(int fd, int added, enum ufd_call call,
+				     int cloexec)
+{
+	return newfd_finish_from(fd, added, call, 3, cloexec);
 }
 
 /*

@@ -285,7 +285,7 @@ static int move_to(int fd, int cmd, int target)
 	return 0;
 }
 
-int random_fd_place(int fd, int from, enum ufd_call call)
+int random_fd_place(int fd, int from, enum ufd_call call, int cloexec)
 {
 	unsigned lo = from > 3 ? (unsigned)from : 3, hi;
 	int flags, target = -1, moved = 0;
@@ -307,7 +307,8 @@ int random_fd_place(int fd, int from, enum ufd_call call)
 	hi = hi < limit ? hi : limit;
 	if (lo >= hi)
 		return fd;
-	flags = ufd_sys_fcntl(fd, F_GETFD, 0);
+	flags = __builtin_expect(cloexec < 0, 1) ? ufd_sys_fcntl(fd, F_GETFD, 0)
+					       : cloexec ? FD_CLOEXEC : 0;
 	if (flags < 0)
 		return fd;
 	for (int i = 0; i < MOVE_TRIES && !moved; i++) {

@@ -5,9 +5,10 @@
  *
  * N is the application's soft RLIMIT_NOFILE capped at FD_SETSIZE (1024),
  * or UFD_RANDOM_MAX (still capped by the soft limit), fixed at the first
- * use.  No call is translated: a move costs the creation three system
- * calls (F_GETFD, F_DUPFD at the chosen number, close of the kernel's
- * number), and nothing afterwards.
+ * use.  No call is translated: a move costs the creation two system
+ * calls (F_DUPFD at the chosen number, close of the kernel's number), and
+ * a third (F_GETFD) where the call does not say whether it asked for
+ * close-on-exec; nothing afterwards.
  *
  * What the chooser believes (a bitmap of numbers in [0, N) believed open,
  * built from /proc/self/fd at the first use) is only advice: a move is
@@ -47,14 +48,16 @@ void random_fd_init(void);
 /*
  * fd (> 2), just made by call, moved to a free number drawn at random in
  * [from, N) (from is 3 for a creation, n for F_DUPFD(n)), with its
- * close-on-exec flag and close-on-fork mark.  Returns the new number, or
+ * close-on-exec flag and close-on-fork mark.  cloexec is that flag if the
+ * caller knows it (1 set, 0 clear: the flags it made fd with), or -1: then
+ * it is read (F_GETFD), one system call more.  Returns the new number, or
  * fd itself where it stays: UFD_EXCLUDE names the call or the number,
  * from >= N, the range is full (no free number out of quarantine), the
  * process holds POSIX record locks and fd may be a regular file (closing
  * the kernel's number would drop them), or the kernel refuses every try.
  * Never fails.
  */
-int random_fd_place(int fd, int from, enum ufd_call call);
+int random_fd_place(int fd, int from, enum ufd_call call, int cloexec);
 
 /* The application closed fd: its number is free, and in quarantine for the
  * next Q creations.  Numbers outside [3, N) are ignored. */

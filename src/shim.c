@@ -146,17 +146,21 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 	UFD_PUBLIC ret name params;                                  \
 	UFD_PUBLIC ret name params                                   \
 	{                                                            \
-		int added_ = 0;                                      \
+		int added_ = 0, cloexec_ = -1;                       \
 		fds if (__builtin_expect(newfd_plain(), 1))          \
 			return UFD_REAL(name) args;                  \
-		return ufd_ret_new_fd(UFD_REAL(name) args, added_,   \
-				      UFD_CALL_##name);              \
+		return ufd_ret_new_fd_known(UFD_REAL(name) args,     \
+					    added_, UFD_CALL_##name, \
+					    cloexec_);               \
 	}
+/* The flag, added under UFD_CLOEXEC; then whether the call asks for it
+ * (for UFD_MODE=random: cloexec_, -1 in a row without CLOEXEC). */
 #define CLOEXEC(arg, flag)                                           \
 	if (__builtin_expect(ufd_settings.cloexec, 0) && !(arg & flag)) { \
 		arg |= flag;                                         \
 		added_ = 1;                                          \
-	}
+	}                                                            \
+	cloexec_ = (arg & flag) != 0;
 #include "calls.def"
 
 int ufd_interposed = 1;

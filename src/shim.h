@@ -77,14 +77,18 @@
  * The hand-written wrappers are declared here too, so that a row whose type
  * disagrees with glibc's declaration fails to compile (and the ones glibc
  * no longer declares, such as the fortify entry points, have a prototype).
+ * The pointers are declared hidden, as the library defines them, so that a
+ * wrapper outside shim.c jumps through one directly, not through its GOT
+ * entry first.
  */
+#define UFD_HIDDEN __attribute__((visibility("hidden")))
 #define UFD_WRAP(name, ret, err, params, args, fds) \
-	extern ret (*ufd_real_##name) params;
+	extern UFD_HIDDEN ret (*ufd_real_##name) params;
 #define UFD_HAND(name, ret, err, params, args, why) \
-	extern ret (*ufd_real_##name) params;       \
+	extern UFD_HIDDEN ret (*ufd_real_##name) params; \
 	UFD_PUBLIC ret name params;
 #define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
-	extern ret (*ufd_real_##name)(UFD_UNPAREN params, ...);   \
+	extern UFD_HIDDEN ret (*ufd_real_##name)(UFD_UNPAREN params, ...); \
 	UFD_PUBLIC ret name(UFD_UNPAREN params, ...);
 #include "calls.def"
 
@@ -268,11 +272,13 @@ extern int ufd_interposed;
  *     (shim_exec.c);
  *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just
  *     written;
- *   the mode strings of fopen, freopen, fdopen, and under UFD_MODE=all
- *     the first character of opendir's path: before libc, which reads
- *     them itself, in user space, before any system call.
+ *   the mode strings of fopen, freopen, fdopen, and the first character
+ *     of opendir's path (and the second, after a '/'): before libc, which
+ *     reads them itself, in user space, before any system call;
+ *   fclose, fileno, fileno_unlocked: the stream's descriptor (_fileno),
+ *     as libc's own fileno and fclose read it.
  *
- * All but the last two only while the process holds a virtual descriptor
+ * All but the last three only while the process holds a virtual descriptor
  * (vfd_any): before that no number can be ufd's, and nothing is read.
  * ufd_sys_read_self (sys.h) fails rather than faults, except where a
  * seccomp filter refuses process_vm_readv.
@@ -307,12 +313,20 @@ static inline int ufd_ret(int r)
  * gets it: finished by newfd.h, or EMFILE past the application's
  * RLIMIT_NOFILE.  A failure compares at or above every limit too
  * (unsigned), so that the common case costs one comparison.
+ * ufd_ret_new_fd_known: the same for a call whose flags said whether it
+ * made the descriptor close-on-exec (cloexec 1 or 0: newfd_finish_known).
  */
-static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
+static inline int ufd_ret_new_fd_known(int r, int added, enum ufd_call call,
+				       int cloexec)
 {
 	if (__builtin_expect((unsigned)r >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED), 0))
 		return r < 0 ? r : ufd_ret(newfd_past_limit(r));
-	return newfd_finish(r, added, call);
+	return newfd_finish_known(r, added, call, cloexec);
+}
+
+static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
+{
+	return ufd_ret_new_fd_known(r, added, call, -1);
 }
 
 #endif /* UFD_SHIM_H */

@@ -52,7 +52,7 @@ static int open_flags(int flags)
 static int open_result(int fd, int flags, int added, enum ufd_call call)
 {
 	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
-		return ufd_ret_new_fd(fd, added, call);
+		return ufd_ret_new_fd_known(fd, added, call, (flags & O_CLOEXEC) != 0);
 	return ret_flagged(fd, flags & O_UNSEQFD,
 		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
 			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
@@ -279,26 +279,31 @@ UFD_PUBLIC int mkstemps64(char *template, int suffixlen)
 }
 
 
-/* pipe and pipe2, each under its own name for UFD_EXCLUDE.  Returns 0
- * or -errno. */
+/* pipe and pipe2 when a new descriptor is not the application's as the
+ * kernel makes it (newfd_plain), each under its own name for UFD_EXCLUDE.
+ * Returns what they return (-1 and errno on failure). */
 static int make_pipe(int fds[2], int flags, enum ufd_call call)
 {
 	int added = newfd_add_cloexec(&flags, O_CLOEXEC);
 
 	if (UFD_REAL(pipe2)(fds, flags) < 0)
-		return -errno;
-	return newfd_finish_pair(fds, added, call);
+		return -1;
+	if (newfd_finish_pair(fds, added, call) < 0)
+		return ufd_ret(-EMFILE); /* its only failure */
+	return 0;
 }
 
 UFD_PUBLIC int pipe2(int fds[2], int flags)
 {
-	return ufd_ret(make_pipe(fds, flags, UFD_CALL_pipe2));
+	if (__builtin_expect(newfd_plain(), 1))
+		return UFD_REAL(pipe2)(fds, flags);
+	return make_pipe(fds, flags, UFD_CALL_pipe2);
 }
 
 UFD_PUBLIC int pipe(int fds[2])
 {
 	if (!newfd_plain())
-		return ufd_ret(make_pipe(fds, 0, UFD_CALL_pipe));
+		return make_pipe(fds, 0, UFD_CALL_pipe);
 	return UFD_REAL(pipe)(fds);
 }
 
@@ -452,8 +457,9 @@ __attribute__((noinline)) static int socket_slow(int domain, int type, int proto
 	int added = newfd_add_cloexec(&type, SOCK_CLOEXEC);
 
 	if (!(type & SOCK_UFD_FLAGS))
-		return ufd_ret_new_fd(UFD_REAL(socket)(domain, type, protocol), added,
-				  UFD_CALL_socket);
+		return ufd_ret_new_fd_known(UFD_REAL(socket)(domain, type, protocol),
+					    added, UFD_CALL_socket,
+					    (type & SOCK_CLOEXEC) != 0);
 	return ret_flagged(UFD_REAL(socket)(domain, sock_flags(type), protocol),
 		       type & SOCK_UNSEQ, sock_vfd_flags(type), added,
 		       UFD_CALL_socket);
@@ -509,8 +515,9 @@ __attribute__((noinline)) static int accept4_slow(int fd, __SOCKADDR_ARG addr,
 
 	fd = vfd_translate(fd);
 	if (!(flags & SOCK_UFD_FLAGS))
-		return ufd_ret_new_fd(UFD_REAL(accept4)(fd, addr, len, flags), added,
-				  UFD_CALL_accept4);
+		return ufd_ret_new_fd_known(UFD_REAL(accept4)(fd, addr, len, flags),
+					    added, UFD_CALL_accept4,
+					    (flags & SOCK_CLOEXEC) != 0);
 	return ret_flagged(UFD_REAL(accept4)(fd, addr, len, sock_flags(flags)),
 		       flags & SOCK_UNSEQ, sock_vfd_flags(flags), added,
 		       UFD_CALL_accept4);
@@ -543,9 +550,10 @@ UFD_PUBLIC int dup(int fd)
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	if (ufd_settings.cloexec)
-		return ufd_ret_new_fd(UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0),
-				  1, UFD_CALL_dup);
-	return ufd_ret_new_fd(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup);
+		return ufd_ret_new_fd_known(UFD_REAL(fcntl)(vfd_translate(fd),
+							    F_DUPFD_CLOEXEC, 0),
+					    1, UFD_CALL_dup, 1);
+	return ufd_ret_new_fd_known(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup, 0);
 }
 
 
@@ -559,7 +567,8 @@ static int is_virtual_target(int newfd)
  * other number is taken exactly, replacing what it held.  Returns the new
  * descriptor or -errno.
  */
-static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
+static inline __attribute__((always_inline)) int dup_to_virtual(int oldfd, int newfd,
+							   unsigned flags)
 {
 	int real = vfd_translate(oldfd);
 
@@ -569,6 +578,14 @@ static int dup_to_virtual(int oldfd, int newfd, unsigned flags)
 		return vfd_create(real, flags | (ufd_settings.cloexec ? VFD_CLOEXEC : 0),
 				  VFD_AT_RANDOM, 0);
 	return vfd_create(real, flags, VFD_AT_EXACT, newfd);
+}
+
+/* dup_to_virtual as dup3 returns it (-1 and errno), out of line so that
+ * dup3_slow reaches it with a tail call. */
+__attribute__((noinline)) static int ret_dup_to_virtual(int oldfd, int newfd,
+							unsigned flags)
+{
+	return ufd_ret(dup_to_virtual(oldfd, newfd, flags));
 }
 
 /*
@@ -660,12 +677,12 @@ UFD_PUBLIC int dup2(int oldfd, int newfd)
 	return UFD_REAL(dup2)(vfd_translate(oldfd), newfd);
 }
 
-UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
+/* dup3 for what its fast path below leaves: ufd's numbers, O_CLOFORK, a
+ * failure.  The kernel's order: flags, then oldfd == newfd, then oldfd. */
+__attribute__((noinline)) static int dup3_slow(int oldfd, int newfd, int flags)
 {
-	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
-			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+	unsigned clofork = flags & O_CLOFORK ? VFD_CLOFORK : 0;
 
-	/* The kernel's order: flags, then oldfd == newfd, then oldfd. */
 	if (flags & ~(O_CLOEXEC | O_CLOFORK))
 		return ufd_ret(-EINVAL);
 	if (oldfd == newfd)
@@ -675,21 +692,32 @@ UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
 	if (is_virtual_target(newfd)) {
 		if (REPORTING())
 			return dup_reported(oldfd, newfd, flags, UFD_CALL_dup3);
-		return ufd_ret(dup_to_virtual(oldfd, newfd, vflags));
+		return ret_dup_to_virtual(oldfd, newfd, clofork |
+					  (flags & O_CLOEXEC ? VFD_CLOEXEC : 0));
 	}
 	/* The number asked for, real: not a new descriptor for
 	 * UFD_MODE=all to move. */
 	if (vfd_guarded(newfd)) {
 		if (REPORTING())
 			return dup_reported(oldfd, newfd, flags, UFD_CALL_dup3);
-		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK,
-						vflags & VFD_CLOFORK));
+		return ufd_ret(dup_onto_guarded(oldfd, newfd, flags & ~O_CLOFORK, clofork));
 	}
+	if (!clofork)
+		return UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags);
 	if (UFD_REAL(dup3)(vfd_translate(oldfd), newfd, flags & ~O_CLOFORK) < 0)
 		return -1;
-	if (vflags & VFD_CLOFORK)
-		return ufd_ret(vfd_real_set_flags(newfd, VFD_CLOFORK) ?: newfd);
-	return newfd;
+	return ufd_ret(vfd_real_set_flags(newfd, VFD_CLOFORK) ?: newfd);
+}
+
+/* Without O_CLOFORK, both numbers below vfd_guard_from and the virtual
+ * space (neither virtual, backing nor marked; newfd not FD_UNSEQ_ALLOC):
+ * the kernel's call, its checks included. */
+UFD_PUBLIC int dup3(int oldfd, int newfd, int flags)
+{
+	if (__builtin_expect(!vfd_guarded(oldfd | newfd) && !(flags & ~O_CLOEXEC) &&
+			     (unsigned)newfd < FD_UNSEQ_BASE, 1))
+		return UFD_REAL(dup3)(oldfd, newfd, flags);
+	return dup3_slow(oldfd, newfd, flags);
 }
 
 /* ---- fcntl ---- */
@@ -716,8 +744,9 @@ static unsigned vflags_of(int fd_flags)
  * The body of fcntl and fcntl64: returns what they return (-1 and errno on
  * failure).
  */
-static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
-			int cmd, void *arg)
+__attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
+						  enum ufd_call call, int fd,
+						  int cmd, void *arg)
 {
 	/* The kernel reads the argument of these commands as an int. */
 	int argi = (int)(long)arg, r;
@@ -791,25 +820,72 @@ static int fcntl_common(int (*real)(int, int, ...), enum ufd_call call, int fd,
 	return real(vfd_translate(fd), cmd, arg);
 }
 
-UFD_PUBLIC int fcntl(int fd, int cmd, ...)
+/*
+ * Can fcntl(fd, cmd, arg) go straight to libc, as fcntl_common would make
+ * it?  So for fd below vfd_guard_from (neither virtual nor backing, and
+ * without a close-on-fork mark: marking lowers the guard) and a command
+ * that asks nothing of ufd: not F_DUPFD_CLOFORK, not F_SETFD with
+ * FD_CLOFORK, not F_SETLK(W) (noted, for record locks), and F_DUPFD and
+ * F_DUPFD_CLOEXEC only below the virtual space and while a new descriptor
+ * is the application's as the kernel makes it (newfd_plain).
+ */
+static inline int fcntl_plain(int fd, int cmd, void *arg)
 {
-	va_list ap;
-	void *arg;
+	if (vfd_guarded(fd))
+		return 0;
+	if (__builtin_expect(cmd == F_GETFD, 1)) /* the commonest, first */
+		return 1;
+	switch (cmd) {
+	case F_SETFD:
+		return !((int)(long)arg & FD_CLOFORK);
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		return (unsigned)(int)(long)arg < FD_UNSEQ_BASE && newfd_plain();
+	case F_DUPFD_CLOFORK:
+	case F_SETLK:
+	case F_SETLKW:
+		return 0;
+	}
+	return 1;
+}
 
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
+/*
+ * fcntl's entry points, with the argument named as open's mode is (see
+ * OPEN_ENTRY): the caller's, or whatever the register held for a command
+ * without one, passed on as it is, as libc's own fcntl reads it only for
+ * the commands that take one.  Elsewhere, va_arg as usual.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define FCNTL_ENTRY(name)                                                      \
+	UFD_PUBLIC int ufd_fcntl_entry_##name(int fd, int cmd, void *arg)      \
+		__asm__(#name);                                                \
+	UFD_PUBLIC int ufd_fcntl_entry_##name(int fd, int cmd, void *arg)
+#define FCNTL_ARG() (void)0
+#else
+#define FCNTL_ENTRY(name) UFD_PUBLIC int name(int fd, int cmd, ...)
+#define FCNTL_ARG()                     \
+	void *arg;                      \
+	do {                            \
+		va_list ap;             \
+		va_start(ap, cmd);      \
+		arg = va_arg(ap, void *); \
+		va_end(ap);             \
+	} while (0)
+#endif
+
+FCNTL_ENTRY(fcntl)
+{
+	FCNTL_ARG();
+	if (__builtin_expect(fcntl_plain(fd, cmd, arg), 1))
+		return UFD_REAL(fcntl)(fd, cmd, arg);
 	return fcntl_common(UFD_REAL(fcntl), UFD_CALL_fcntl, fd, cmd, arg);
 }
 
-UFD_PUBLIC int fcntl64(int fd, int cmd, ...)
+FCNTL_ENTRY(fcntl64)
 {
-	va_list ap;
-	void *arg;
-
-	va_start(ap, cmd);
-	arg = va_arg(ap, void *);
-	va_end(ap);
+	FCNTL_ARG();
+	if (__builtin_expect(fcntl_plain(fd, cmd, arg), 1))
+		return UFD_REAL(fcntl64)(fd, cmd, arg);
 	return fcntl_common(UFD_REAL(fcntl64), UFD_CALL_fcntl64, fd, cmd, arg);
 }
 

@@ -76,15 +76,35 @@ static int received_mmsg(int fd)
 	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmmsg);
 }
 
-UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+/* The descriptors recvmsg received into msg, as new ones; returns r. */
+__attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssize_t r)
+{
+	map_rights(msg, received_msg, 1);
+	return r;
+}
+
+/* recvmsg under UFD_CLOEXEC or a mode (newfd_work), out of line: the
+ * received descriptors are new ones in mode all and random.  Only msg is
+ * kept across the call, for a small frame. */
+__attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg,
+						      int flags)
 {
 	ssize_t r;
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
-	if (r >= 0 && __builtin_expect(rights_are_new(), 0))
-		map_rights(msg, received_msg, 1);
-	return r;
+	if (r < 0 || !rights_are_new() || msg->msg_controllen < sizeof(struct cmsghdr))
+		return r;
+	return received_rights(msg, r);
+}
+
+/* Without newfd_work, a received descriptor is the application's as the
+ * kernel makes it: a tail call. */
+UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	if (__builtin_expect(!ufd_settings.newfd_work, 1))
+		return UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
+	return recvmsg_slow(fd, msg, flags);
 }
 
 UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,

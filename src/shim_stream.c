@@ -95,7 +95,7 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
  */
 static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call call)
 {
-	int fd = UFD_REAL(fileno)(fp), vfd;
+	int fd = fp->_fileno, vfd; /* as ufd_stream_made reads it */
 
 	newfd_std_fixup(fd, added);
 	vfd = fd >= 0 && vfd_guarded(fd) ? vfd_owner(fd) : -1;
@@ -126,14 +126,40 @@ static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call c
 		return fp_;                                                \
 	} while (0)
 
-UFD_PUBLIC FILE *fopen(const char *path, const char *mode)
+/*
+ * Can an fopen go straight to libc?  So while no setting concerns new
+ * descriptors (newfd_work: UFD_CLOEXEC, a mode, reports) and the process
+ * holds no virtual descriptor that a /dev/fd path could name.  (Streams
+ * are not held to the application's RLIMIT_NOFILE: libc opens their
+ * descriptors with its own calls.)
+ */
+static inline int fopen_plain(void)
+{
+	return !ufd_settings.newfd_work && !vfd_any();
+}
+
+__attribute__((noinline)) static FILE *fopen_slow(const char *path, const char *mode)
 {
 	FOPEN_BODY(fopen, path, mode, (void)0, path, mode);
 }
 
-UFD_PUBLIC FILE *fopen64(const char *path, const char *mode)
+UFD_PUBLIC FILE *fopen(const char *path, const char *mode)
+{
+	if (__builtin_expect(fopen_plain(), 1))
+		return UFD_REAL(fopen)(path, mode);
+	return fopen_slow(path, mode);
+}
+
+__attribute__((noinline)) static FILE *fopen64_slow(const char *path, const char *mode)
 {
 	FOPEN_BODY(fopen64, path, mode, (void)0, path, mode);
+}
+
+UFD_PUBLIC FILE *fopen64(const char *path, const char *mode)
+{
+	if (__builtin_expect(fopen_plain(), 1))
+		return UFD_REAL(fopen64)(path, mode);
+	return fopen64_slow(path, mode);
 }
 
 /* glibc's tmpfile opens its file without close-on-exec: the flag is
@@ -395,7 +421,7 @@ static DIR *opendir_moved(const char *path)
 					      O_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	vfd = newfd_finish(fd, 0, UFD_CALL_opendir);
+	vfd = newfd_finish_known(fd, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
 	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
 	if (!dir) {
 		saved = errno;
@@ -405,7 +431,20 @@ static DIR *opendir_moved(const char *path)
 	return dir;
 }
 
-UFD_PUBLIC DIR *opendir(const char *path)
+/*
+ * Could path name a descriptor or the directory of them (/dev/fd...,
+ * /proc/...), for ufd_path_before or ufd_path_is_fd_dir?  Their own first
+ * test: the first two bytes, the second only after a '/'.  Read before
+ * libc's opendir, which reads the first itself.
+ */
+static inline int maybe_fd_dir(const char *path)
+{
+	return path[0] == '/' && (path[1] == 'd' || path[1] == 'p');
+}
+
+/* opendir with work for ufd: the path rewritten, UFD_MODE's move, a
+ * listing of this process's descriptors filtered. */
+__attribute__((noinline)) static DIR *opendir_slow(const char *path)
 {
 	const char *real_path = path;
 	DIR *dir;
@@ -419,9 +458,18 @@ UFD_PUBLIC DIR *opendir(const char *path)
 	    !(ufd_settings.mode_all | ufd_settings.mode_random))
 		report_created(UFD_REAL(dirfd)(dir), UFD_CALL_opendir, 0);
 
-	if (dir && ufd_path_is_fd_dir(path))
+	if (dir && maybe_fd_dir(path) && ufd_path_is_fd_dir(path))
 		listing_track(dir);
 	return dir;
+}
+
+/* With no setting for new descriptors (newfd_work), a path that names no
+ * descriptor, virtual or not, is libc's. */
+UFD_PUBLIC DIR *opendir(const char *path)
+{
+	if (__builtin_expect(!ufd_settings.newfd_work && !maybe_fd_dir(path), 1))
+		return UFD_REAL(opendir)(path);
+	return opendir_slow(path);
 }
 
 /* ---- streams made on descriptors ---- */
@@ -445,14 +493,33 @@ static int owner_or_self(int real_fd)
 	return vfd >= 0 ? vfd : real_fd;
 }
 
-UFD_PUBLIC int fileno(FILE *fp)
+/*
+ * A stream's descriptor below vfd_guard_from is its own (and what libc's
+ * fileno returns for it, or EBADF): libc's answer stands, with a tail
+ * call.  The descriptor is read as ufd_stream_made reads it.
+ */
+__attribute__((noinline)) static int fileno_slow(FILE *fp)
 {
 	return owner_or_self(UFD_REAL(fileno)(fp));
 }
 
-UFD_PUBLIC int fileno_unlocked(FILE *fp)
+UFD_PUBLIC int fileno(FILE *fp)
+{
+	if (__builtin_expect(!vfd_guarded(fp->_fileno), 1))
+		return UFD_REAL(fileno)(fp);
+	return fileno_slow(fp);
+}
+
+__attribute__((noinline)) static int fileno_unlocked_slow(FILE *fp)
 {
 	return owner_or_self(UFD_REAL(fileno_unlocked)(fp));
+}
+
+UFD_PUBLIC int fileno_unlocked(FILE *fp)
+{
+	if (__builtin_expect(!vfd_guarded(fp->_fileno), 1))
+		return UFD_REAL(fileno_unlocked)(fp);
+	return fileno_unlocked_slow(fp);
 }
 
 /* A stream's descriptor real_fd is about to be closed by glibc (call):
@@ -479,7 +546,9 @@ static int stream_closed(int r, int fd)
 	return r;
 }
 
-UFD_PUBLIC int fclose(FILE *fp)
+/* fclose where the test below fails: the virtual descriptor or the mark
+ * of the stream's descriptor dropped, UFD_MODE=random told. */
+__attribute__((noinline)) static int fclose_slow(FILE *fp)
 {
 	int saved = errno;
 	/* fileno fails (EBADF) for streams with no descriptor. */
@@ -488,6 +557,20 @@ UFD_PUBLIC int fclose(FILE *fp)
 	forget_owner(fd, UFD_CALL_fclose);
 	errno = saved;
 	return stream_closed(UFD_REAL(fclose)(fp), fd);
+}
+
+/*
+ * Nothing for ufd to do while no setting wants to hear of the close
+ * (newfd_work: UFD_MODE=random's quarantine) and the stream's descriptor
+ * is below vfd_guard_from (neither a backing descriptor nor marked).  The
+ * descriptor is read as ufd_stream_made reads it; a stream without one
+ * has -1 there, which takes the long way.
+ */
+UFD_PUBLIC int fclose(FILE *fp)
+{
+	if (__builtin_expect(!ufd_settings.newfd_work && !vfd_guarded(fp->_fileno), 1))
+		return UFD_REAL(fclose)(fp);
+	return fclose_slow(fp);
 }
 
 /* popen's stream: a real pipe, possibly with a close-on-fork mark. */
@@ -527,12 +610,31 @@ UFD_PUBLIC DIR *fdopendir(int fd)
 	return dir;
 }
 
-UFD_PUBLIC int dirfd(DIR *dir)
+/*
+ * Has ufd never made a backing descriptor nor marked one (vfd_guard_from
+ * never lowered)?  Then no stream's descriptor is ufd's business.  A DIR
+ * is opaque, its descriptor only known through a call: this is the cheap
+ * test for dirfd and closedir.
+ */
+static inline int guard_untouched(void)
+{
+	return __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED) == ~0U;
+}
+
+__attribute__((noinline)) static int dirfd_slow(DIR *dir)
 {
 	return owner_or_self(UFD_REAL(dirfd)(dir));
 }
 
-UFD_PUBLIC int closedir(DIR *dir)
+UFD_PUBLIC int dirfd(DIR *dir)
+{
+	if (__builtin_expect(guard_untouched(), 1))
+		return UFD_REAL(dirfd)(dir);
+	return dirfd_slow(dir);
+}
+
+/* closedir with work for ufd: as fclose_slow, and a listing forgotten. */
+__attribute__((noinline)) static int closedir_slow(DIR *dir)
 {
 	int saved = errno, fd = -1;
 
@@ -546,6 +648,22 @@ UFD_PUBLIC int closedir(DIR *dir)
 	}
 	errno = saved;
 	return stream_closed(UFD_REAL(closedir)(dir), fd);
+}
+
+/*
+ * Nothing for ufd to do: no setting wants to hear of it (newfd_work), no
+ * descriptor is backing or marked (guard_untouched: vfd_guard_from + 1 is
+ * 0), no listing is filtered.  Or'ed, for one test.  libc's closedir
+ * answers closedir(NULL) itself.
+ */
+UFD_PUBLIC int closedir(DIR *dir)
+{
+	if (__builtin_expect(((__atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED) + 1) |
+			      (unsigned)ufd_settings.newfd_work |
+			      (unsigned)__atomic_load_n(&nlistings, __ATOMIC_RELAXED)) == 0,
+			     1))
+		return UFD_REAL(closedir)(dir);
+	return closedir_slow(dir);
 }
 
 UFD_PUBLIC int dprintf(int fd, const char *restrict fmt, ...)

@@ -321,6 +321,52 @@ START_TEST(targets_and_std)
 }
 END_TEST
 
+/* fd, just made and moved, has close-on-exec as the call asked (want);
+ * then closed. */
+static void check_cloexec(int fd, int want, const char *what)
+{
+	ck_assert_msg(fd >= 3, "%s: %d", what, fd);
+	ck_assert_msg(!!(fcntl(fd, F_GETFD) & FD_CLOEXEC) == want,
+		      "%s: close-on-exec %d after the move, asked %d", what, !want, want);
+	close(fd);
+}
+
+/*
+ * The move keeps close-on-exec as the call asked, whether the wrapper
+ * tells the mover (open, socket, dup, the generated rows with a flag:
+ * eventfd, memfd_create) or the mover asks the kernel (socketpair, pipe,
+ * pipe2, F_DUPFD).
+ */
+START_TEST(cloexec_as_asked)
+{
+	int p[2], fd;
+
+	for (int want = 0; want <= 1; want++) {
+		check_cloexec(open("/dev/null", O_RDONLY | (want ? O_CLOEXEC : 0)), want,
+			      "open");
+		check_cloexec(socket(AF_UNIX, SOCK_DGRAM | (want ? SOCK_CLOEXEC : 0), 0),
+			      want, "socket");
+		ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | (want ? SOCK_CLOEXEC : 0),
+					    0, p), 0);
+		check_cloexec(p[0], want, "socketpair");
+		check_cloexec(p[1], want, "socketpair");
+		ck_assert_int_eq(pipe2(p, want ? O_CLOEXEC : 0), 0);
+		check_cloexec(p[0], want, "pipe2");
+		check_cloexec(p[1], want, "pipe2");
+		check_cloexec(eventfd(0, want ? EFD_CLOEXEC : 0), want, "eventfd");
+		check_cloexec(memfd_create("t", want ? MFD_CLOEXEC : 0), want, "memfd_create");
+		fd = open("/dev/null", O_RDONLY | (want ? 0 : O_CLOEXEC));
+		check_cloexec(fcntl(fd, want ? F_DUPFD_CLOEXEC : F_DUPFD, 3), want, "F_DUPFD");
+		/* dup's copy is never close-on-exec, whatever fd is */
+		check_cloexec(dup(fd), 0, "dup");
+		close(fd);
+	}
+	ck_assert_int_eq(pipe(p), 0);
+	check_cloexec(p[0], 0, "pipe");
+	check_cloexec(p[1], 0, "pipe");
+}
+END_TEST
+
 /* The close-on-fork mark goes with the moved descriptor: the child of a
  * fork does not have it, the parent still does. */
 START_TEST(clofork_moves)
@@ -548,6 +594,7 @@ int main(void)
 	tc = tcase_create("numbers");
 	tcase_add_test(tc, dupfd_from);
 	tcase_add_test(tc, targets_and_std);
+	tcase_add_test(tc, cloexec_as_asked);
 	tcase_add_test(tc, clofork_moves);
 	tcase_add_test(tc, virtual_still);
 	tcase_add_test(tc, locks_survive);

@@ -296,22 +296,30 @@ static int reuse_child(const int *fds)
 	return 0;
 }
 
+/* The next open, after fd was closed: fd again, without a mark. */
+static int reopened_unmarked(int fd)
+{
+	int again = open("/dev/null", O_RDONLY);
+
+	ck_assert_int_eq(again, fd);
+	ck_assert_int_eq(fcntl(again, F_GETFD), 0);
+	return again;
+}
+
 /*
  * The mark belongs to the descriptor, not to its number: once it is
- * closed (close, close_range, fclose of a stream on it) the next
- * descriptor to get that number starts without it.
+ * closed (close, close_range, fclose or closedir of a stream on it) the
+ * next descriptor to get that number starts without it.
  */
 START_TEST(clofork_mark_not_inherited_by_reuse)
 {
 	int fds[8], n = 0, fd, again;
 	FILE *fp;
+	DIR *dir;
 
 	fd = open("/dev/null", O_RDONLY | O_CLOFORK);
 	ck_assert_int_eq(close(fd), 0);
-	again = open("/dev/null", O_RDONLY);
-	ck_assert_int_eq(again, fd);
-	ck_assert_int_eq(fcntl(again, F_GETFD), 0);
-	fds[++n] = again;
+	fds[++n] = reopened_unmarked(fd);
 
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOFORK, 0);
 	ck_assert_int_eq(close_range((unsigned)fd, (unsigned)fd, 0), 0);
@@ -324,10 +332,13 @@ START_TEST(clofork_mark_not_inherited_by_reuse)
 	fp = fdopen(fd, "r");
 	ck_assert_ptr_nonnull(fp);
 	ck_assert_int_eq(fclose(fp), 0);
-	again = open("/dev/null", O_RDONLY);
-	ck_assert_int_eq(again, fd);
-	ck_assert_int_eq(fcntl(again, F_GETFD), 0);
-	fds[++n] = again;
+	fds[++n] = reopened_unmarked(fd);
+
+	fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOFORK);
+	dir = fdopendir(fd);
+	ck_assert_ptr_nonnull(dir);
+	ck_assert_int_eq(closedir(dir), 0);
+	fds[++n] = again = reopened_unmarked(fd);
 
 	/* A virtual number too: closed, then taken again exactly. */
 	fd = dup3(again, FD_UNSEQ_BASE + 777, O_CLOFORK);
