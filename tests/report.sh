@@ -68,6 +68,15 @@ for cases in "$@"; do
 	# Module and offset, without a symbol too: (path+0xoffset).
 	has dc "^    #0 0x[0-9a-f]+ in rsyslog_close_connection\+0x[0-9a-f]+ \(.*report_cases[a-z_]*\+0x[0-9a-f]+\)$"
 
+	# The same under UFD_MODE=random: real numbers below 1024, and the
+	# closed one in quarantine, so not reused either.
+	run dc-random double-close UFD_MODE=random UFD_SEED=3
+	grep -q '^reused: no$' "$tmp/dc-random.out" || fail "double-close: number reused under mode random"
+	has dc-random '^==[0-9]+==ERROR: ufd: double-close: double close of descriptor [0-9]{1,4} \(not open\)$'
+	section dc-random call rsyslog_close_connection
+	section dc-random "first closed" openssl_ssl_free
+	section dc-random made open_file
+
 	# Go 7970: the late write, reported as a use after close under
 	# mode all (by default it lands in the other thread's file).
 	run race-default write-race
