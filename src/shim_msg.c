@@ -272,10 +272,13 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 		       size_t mapped, int ret)
 {
-	if (ret >= 0)
+	if (ret >= 0) {
+		const struct pollfd *c = copy, *end = copy + n;
+
 #pragma GCC unroll 4
-		for (nfds_t i = 0; i < n; i++)
-			fds[i].revents = copy[i].revents;
+		for (; c != end; c++, fds++)
+			fds->revents = c->revents;
+	}
 	if (mapped)
 		ufd_sys_munmap(copy, mapped);
 	return ret;
