@@ -131,4 +131,19 @@ static inline uint32_t fdmap_get(const struct fdmap *m, uint32_t idx)
 			       __ATOMIC_ACQUIRE);
 }
 
+/*
+ * The FDMAP_SEG_SLOTS slots of the segment that holds slot idx (idx <
+ * FDMAP_SPACE), NULL while that segment is not mapped (its slots all
+ * free).  For a caller that looks up many slots of one segment: read each
+ * with an acquire load, as fdmap_get does; the segment stays mapped until
+ * fdmap_destroy.  Lock-free and async-signal-safe.
+ */
+static inline const uint32_t *fdmap_seg_slots(const struct fdmap *m, uint32_t idx)
+{
+	const struct fdmap_seg *g =
+		__atomic_load_n(&m->seg[idx >> FDMAP_SEG_SHIFT], __ATOMIC_ACQUIRE);
+
+	return g ? g->slot : 0;
+}
+
 #endif /* UFD_FDMAP_H */

@@ -253,8 +253,6 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 				     struct pollfd *stack, size_t *mapped)
 {
 	struct pollfd *copy = stack;
-	unsigned guard;
-	nfds_t i;
 
 	*mapped = 0;
 	if (n > POLL_STACK) {
@@ -264,28 +262,25 @@ static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 		if (ufd_sys_is_error((long)copy))
 			return NULL;
 	}
-	/* The limit read once for the array, not once an entry. */
-	guard = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
-	for (i = 0; i < n; i++) {
-		copy[i] = fds[i];
-		if ((unsigned)copy[i].fd >= guard)
-			copy[i].fd = vfd_translate_high(copy[i].fd);
-	}
+	__builtin_memcpy(copy, fds, n * sizeof(*fds));
+	vfd_translate_each(&copy->fd, n, sizeof(*copy));
 	return copy;
 }
 
-/* Give the caller the revents of the copy, and free the copy. */
+/* Give the caller the revents of the copy, and free the copy.  errno is
+ * the real call's: nothing here sets it (raw munmap). */
 static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 		       size_t mapped, int ret)
 {
-	int saved = errno;
+	if (ret >= 0) {
+		const struct pollfd *c = copy, *end = copy + n;
 
-	if (ret >= 0)
-		for (nfds_t i = 0; i < n; i++)
-			fds[i].revents = copy[i].revents;
+#pragma GCC unroll 4
+		for (; c != end; c++, fds++)
+			fds->revents = c->revents;
+	}
 	if (mapped)
 		ufd_sys_munmap(copy, mapped);
-	errno = saved;
 	return ret;
 }
 

@@ -110,6 +110,49 @@ static inline int vfd_translate_high(int fd)
 }
 
 /*
+ * vfd_translate of n descriptors in place: the int at fd, then every
+ * stride bytes after it (an array of structures that hold one).  Reads
+ * vfd_guard_from once, and the map's segment table once per run of
+ * virtual numbers in one segment: an entry in the segment of the one
+ * before it costs one subtraction and one comparison on top of reading
+ * its slot.  Lock-free and async-signal-safe.
+ */
+static inline void vfd_translate_each(int *fd, size_t n, size_t stride)
+{
+	unsigned guard = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
+	const uint32_t *slot = 0; /* the current segment's: numbers from */
+	uint32_t first = 0, len = 0; /* first, len of them (none yet) */
+	char *end = (char *)fd + n * stride;
+
+#pragma GCC unroll 4
+	for (char *p = (char *)fd; p != end; p += stride) {
+		int *f = (int *)(void *)p;
+		uint32_t off = (uint32_t)*f - first, v;
+
+		if (__builtin_expect(off >= len, 0)) {
+			if ((unsigned)*f < guard)
+				continue;
+			if (!vfd_in_space(*f)) { /* a backing descriptor? */
+				*f = vfd_translate_high(*f);
+				continue;
+			}
+			off = (uint32_t)*f - FD_UNSEQ_BASE;
+			slot = fdmap_seg_slots(&vfd_map, off);
+			if (!slot) { /* nothing open there: kept */
+				len = 0;
+				continue;
+			}
+			first = FD_UNSEQ_BASE + (off & ~(FDMAP_SEG_SLOTS - 1));
+			len = FDMAP_SEG_SLOTS;
+			off &= FDMAP_SEG_SLOTS - 1;
+		}
+		v = __atomic_load_n(&slot[off], __ATOMIC_ACQUIRE);
+		if (v & VFD_BUSY)
+			*f = (int)(v >> VFD_REAL_SHIFT);
+	}
+}
+
+/*
  * Does the process hold a virtual descriptor (and so backing ones)?  Until
  * it does, no number in a path, a pollfd array or a message can be ufd's,
  * and the shim has no reason to look inside the caller's memory.  One

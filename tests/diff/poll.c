@@ -29,7 +29,9 @@ void script_poll(struct run *r)
 {
 	const struct timespec ts0 = { 0, 0 }, bad_ts = { 0, -1 };
 	struct timeval tv0;
-	struct pollfd pfd[8], *many;
+	enum { LONG_POLL = 70 };
+	struct pollfd pfd[8], *many, long_pfd[LONG_POLL];
+	int long_fds[LONG_POLL];
 	struct rlimit rl;
 	nfds_t too_many;
 	int fds[8];
@@ -86,6 +88,26 @@ void script_poll(struct run *r)
 	note_pollfds(r, __LINE__, pfd + 2, fds + 2, 1);
 	LOG(r, poll(pfd + 4, 1, 0));
 	note_pollfds(r, __LINE__, pfd + 4, fds + 4, 1);
+
+	/*
+	 * More entries than ufd translates on its stack, and unopened numbers
+	 * in the virtual space far from any open one (a segment of ufd's map
+	 * that holds nothing) between open ones: POLLNVAL for those in both
+	 * runs, the same answers for the others.
+	 */
+	for (int i = 0; i < LONG_POLL; i++) {
+		long_fds[i] = i % 4 == 0 ? p[0] : i % 4 == 1 ? q[0] : i % 4 == 3 ? p[1]
+			: (int)(FD_UNSEQ_BASE + (3U << 26) + 65536U * (unsigned)i);
+		long_pfd[i] = (struct pollfd){ long_fds[i], i % 4 == 3 ? POLLOUT : POLLIN, 0 };
+	}
+	LOG(r, poll(long_pfd, LONG_POLL, 0));
+	for (int i = 0; i < LONG_POLL; i += 10)
+		note_pollfds(r, __LINE__, long_pfd + i, long_fds + i,
+			     LONG_POLL - i < 10 ? LONG_POLL - i : 10);
+	LOG(r, ppoll(long_pfd, LONG_POLL, &ts0, NULL));
+	for (int i = 0; i < LONG_POLL; i += 10)
+		note_pollfds(r, __LINE__, long_pfd + i, long_fds + i,
+			     LONG_POLL - i < 10 ? LONG_POLL - i : 10);
 
 	/* Drained, then hung up. */
 	LOG_BUF(r, read(p[0], buf, sizeof(buf)), buf);
