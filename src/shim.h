@@ -109,6 +109,20 @@ void ufd_shim_init(void);
  * then the real function, never a stub).  Not async-signal-safe. */
 void ufd_shim_resolve_all(void);
 
+/*
+ * Put fn in front of NAME's real function: prev (a pointer variable of
+ * the same type) gets the function fn replaces, which fn must call on;
+ * that may itself be one put in front before (random mode's close, then
+ * the sanitizer's).  UFD_REAL(name) must be resolved, not its stub (see
+ * ufd_shim_resolve_all).  The one way ufd_real_NAME changes after
+ * start-up's resolution.
+ */
+#define UFD_REAL_PUT_FRONT(name, fn, prev)                                   \
+	do {                                                                 \
+		__atomic_store_n(&(prev), UFD_REAL(name), __ATOMIC_RELEASE); \
+		__atomic_store_n(&ufd_real_##name, (fn), __ATOMIC_RELEASE);  \
+	} while (0)
+
 /* At start-up, after ufd_shim_init and random mode's close, only under
  * UFD_REPORT: the sanitizer's checking functions in front of the real
  * ones (shim_report.c). */

@@ -1034,8 +1034,7 @@ void ufd_random_init(void)
 	if (!ufd_settings.mode_random)
 		return;
 	random_fd_init();
-	close_before_random = UFD_REAL(close);
-	__atomic_store_n(&ufd_real_close, close_random, __ATOMIC_RELAXED);
+	UFD_REAL_PUT_FRONT(close, close_random, close_before_random);
 }
 
 /* close_range and closefrom: what they closed, for UFD_MODE=random. */

@@ -23,8 +23,6 @@
 
 #include "report.h"
 
-#define SET_REAL(name, fn) __atomic_store_n(&ufd_real_##name, fn, __ATOMIC_RELAXED)
-
 /* Each FD(x) of a generated row's fds is looked up when the call fails
  * with EBADF. */
 #define FD(arg) report_ebadf(arg, call_);
@@ -192,11 +190,7 @@ static long int check_fdelt_warn(long int d)
 	return prev___fdelt_warn(d);
 }
 
-#define INSTALL(name)                                        \
-	do {                                                 \
-		prev_##name = UFD_REAL(name);                \
-		SET_REAL(name, check_##name);                \
-	} while (0)
+#define INSTALL(name) UFD_REAL_PUT_FRONT(name, check_##name, prev_##name)
 
 void ufd_report_shim_init(void)
 {
@@ -222,10 +216,8 @@ void ufd_report_shim_init(void)
 	INSTALL(fcntl);
 	INSTALL(fcntl64);
 	INSTALL(ioctl);
-	prev___fdelt_chk = UFD_REAL(__fdelt_chk);
-	SET_REAL(__fdelt_chk, check_fdelt_chk);
-	prev___fdelt_warn = UFD_REAL(__fdelt_warn);
-	SET_REAL(__fdelt_warn, check_fdelt_warn);
+	UFD_REAL_PUT_FRONT(__fdelt_chk, check_fdelt_chk, prev___fdelt_chk);
+	UFD_REAL_PUT_FRONT(__fdelt_warn, check_fdelt_warn, prev___fdelt_warn);
 	INSTALL(select);
 	INSTALL(pselect);
 }

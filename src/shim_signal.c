@@ -482,8 +482,6 @@ void ufd_signalfd_made(int fd)
 		UFD_REAL(__read_chk)(-1, NULL, 0, 0);
 		errno = err;
 	}
-	__atomic_store_n(&read_before, UFD_REAL(read), __ATOMIC_RELEASE);
-	__atomic_store_n(&read_chk_before, UFD_REAL(__read_chk), __ATOMIC_RELEASE);
-	__atomic_store_n(&ufd_real_read, read_checked, __ATOMIC_RELEASE);
-	__atomic_store_n(&ufd_real___read_chk, read_chk_checked, __ATOMIC_RELEASE);
+	UFD_REAL_PUT_FRONT(read, read_checked, read_before);
+	UFD_REAL_PUT_FRONT(__read_chk, read_chk_checked, read_chk_before);
 }
