@@ -30,6 +30,19 @@ long ufd_proc_read(const char *path, char *buf, size_t size)
 	return n;
 }
 
+long ufd_proc_fd_link(int fd, char *buf, size_t size)
+{
+	char path[32] = "/proc/self/fd/";
+	long n;
+
+	*ufd_put_decimal(path + strlen(path), (unsigned long)(unsigned)fd) = '\0';
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)path, (long)buf,
+		     (long)(size - 1), 0, 0);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
 int ufd_proc_lines(const char *path, int (*line)(const char *text, void *ctx),
 		   void *ctx)
 {

@@ -26,6 +26,14 @@ int ufd_proc_lines(const char *path, int (*line)(const char *text, void *ctx),
 		   void *ctx);
 
 /*
+ * What real descriptor fd refers to: the first size - 1 bytes of the link
+ * /proc/self/fd/<fd> (a path, "socket:[...]", "pipe:[...]",
+ * "anon_inode:[...]") into buf, NUL-terminated.  Returns their number, or
+ * -errno (fd is not open, or there is no /proc).
+ */
+long ufd_proc_fd_link(int fd, char *buf, size_t size);
+
+/*
  * Call each(n, ctx) on every descriptor number n open in this process, as
  * /proc/self/fd lists them, except the listing's own.  Returns 0, or -errno
  * if the directory cannot be opened or read.

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "procfs.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -381,18 +382,13 @@ static const char *const kind_words[REPORT_NKINDS] = {
  * descriptor for a virtual one), or "" if it is not open. */
 static void refers_to(int fd, char *buf, size_t size)
 {
-	char path[40] = "/proc/self/fd/", *end;
 	int real = vfd_in_space(fd) ? vfd_translate(fd) : fd;
-	long n;
 
 	buf[0] = 0;
 	if (real < 0 || vfd_in_space(real))
 		return; /* a virtual one not open */
-	end = ufd_put_decimal(path + strlen(path), (unsigned long)real);
-	*end = 0;
-	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)path, (long)buf,
-		     (long)size - 1, 0, 0);
-	buf[n > 0 ? n : 0] = 0;
+	if (ufd_proc_fd_link(real, buf, size) < 0)
+		buf[0] = 0;
 }
 
 static const char *call_name(enum ufd_call call)

@@ -39,6 +39,7 @@
 
 #include <pthread.h>
 
+#include "procfs.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -403,13 +404,10 @@ static int sfd_marked(int fd)
 static int is_signalfd(int fd)
 {
 	static const char want[] = "anon_inode:[signalfd]";
-	char path[32] = "/proc/self/fd/", link[sizeof(want)];
-	long n;
+	char link[sizeof(want) + 1]; /* one more: a longer link differs */
 
-	*ufd_put_decimal(path + strlen(path), (unsigned)fd) = 0;
-	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)path, (long)link,
-		     sizeof(link), 0, 0);
-	return n == (long)sizeof(want) - 1 && memcmp(link, want, (size_t)n) == 0;
+	return ufd_proc_fd_link(fd, link, sizeof(link)) == (long)sizeof(want) - 1 &&
+	       memcmp(link, want, sizeof(want) - 1) == 0;
 }
 
 /* After a read of r bytes into buf from real descriptor fd. */

@@ -32,6 +32,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "procfs.h"
 #include "report.h"
 #include "sys.h"
 #include "text.h"
@@ -588,15 +589,10 @@ UFD_PUBLIC int pclose(FILE *fp)
  * descriptors?  Asks where /proc/self/fd/<fd> points. */
 static int is_fd_dir(int fd)
 {
-	char link[32], target[64];
-	long n;
+	char target[64];
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)link, (long)target,
-		     sizeof(target) - 1, 0, 0);
-	if (n <= 0)
+	if (ufd_proc_fd_link(fd, target, sizeof(target)) <= 0)
 		return 0;
-	target[n] = '\0';
 	return ufd_path_is_fd_dir(target);
 }
 
