@@ -359,7 +359,8 @@ static void handoff_undo(const char *list, int n)
 			continue;
 		if (e.vfd) {
 			fdmap_release(&vfd_map, (uint32_t)(e.vfd - FD_UNSEQ_BASE));
-			fdmap_release(&vfd_backing_map, (uint32_t)e.fd);
+			vfd_disown_backing((int)e.fd,
+					   (uint32_t)(e.vfd - FD_UNSEQ_BASE));
 		} else {
 			fdmap_release(&vfd_mark_map, (uint32_t)e.fd);
 		}
@@ -380,7 +381,7 @@ static const char *handoff_install(const char *list, int *taken)
 		if (!why && !e.open) {
 			/* skipped */
 		} else if (!why && e.vfd) {
-			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
+			if (vfd_owner((int)e.fd) >= 0)
 				why = "a backing descriptor named twice";
 			else if (fdmap_get(&vfd_mark_map, (uint32_t)e.fd) & VFD_BUSY)
 				why = "a descriptor both backing and marked";
@@ -397,7 +398,7 @@ static const char *handoff_install(const char *list, int *taken)
 		} else if (!why) {
 			/* A backing descriptor is ufd's, never the program's
 			 * to mark (vfd_real_set_flags refuses it too). */
-			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
+			if (vfd_owner((int)e.fd) >= 0)
 				why = "a descriptor both backing and marked";
 			else if (fdmap_alloc_exact(&vfd_mark_map, (uint32_t)e.fd,
 						   VFD_BUSY | (uint32_t)e.flags) < 0)

@@ -117,17 +117,11 @@ static void write_log(const char *buf, size_t len)
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 #define HELD_MAX 2048
 
-static __thread unsigned held_depth TLS_IE;  /* ufd_log_hold calls not released */
+__thread unsigned ufd_log_depth TLS_IE;     /* ufd_log_hold calls not released */
 static __thread unsigned held_len TLS_IE;    /* bytes reserved in held_buf */
 static __thread unsigned held_lost TLS_IE;   /* lines that did not fit */
 static __thread int held_flushing TLS_IE;    /* a release is writing held_buf */
 static __thread char held_buf[HELD_MAX] TLS_IE;
-
-void ufd_log_hold(void)
-{
-	__atomic_add_fetch(&held_depth, 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
 
 /* Add a line to this thread's held lines; 0, or -1 if it does not fit. */
 static int hold_line(const char *buf, size_t len)
@@ -185,12 +179,10 @@ static void flush_held(void)
 	}
 }
 
-void ufd_log_release(void)
+void ufd_log_release_held(void)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_sub_fetch(&held_depth, 1, __ATOMIC_RELAXED) == 0 && ufd_log_on &&
-	    (__atomic_load_n(&held_len, __ATOMIC_RELAXED) ||
-	     __atomic_load_n(&held_lost, __ATOMIC_RELAXED)))
+	if (__atomic_load_n(&held_len, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&held_lost, __ATOMIC_RELAXED))
 		flush_held();
 }
 
@@ -207,7 +199,7 @@ void ufd_log_fork_child(int released)
 	held_lost = 0;
 	held_flushing = 0;
 	if (released)
-		held_depth = 0;
+		ufd_log_depth = 0;
 }
 
 /* Start a line: "ufd[PID] ". */
@@ -263,7 +255,7 @@ void ufd_log_line(const char *fmt, ...)
 	va_end(ap);
 	l.buf[l.len++] = '\n';
 
-	if (__atomic_load_n(&held_depth, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&ufd_log_depth, __ATOMIC_RELAXED))
 		hold_line(l.buf, l.len);
 	else
 		write_log(l.buf, l.len);

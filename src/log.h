@@ -12,8 +12,9 @@
 
 #include <stddef.h>
 
-/* Non-zero while logging: the one test a call pays when UFD_LOG is unset. */
-extern int ufd_log_on;
+/* Non-zero while logging: the one test a call pays when UFD_LOG is unset.
+ * (Hidden, so that the test reads it directly, not through the GOT.) */
+extern int ufd_log_on __attribute__((visibility("hidden")));
 
 /* Start logging to path, UFD_LOG's value (from the constructor; NULL:
  * no log).  A path that cannot be opened for appending, or is not a
@@ -44,10 +45,52 @@ void ufd_log_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * let it go (and on the way out when it cannot take it): lines this
  * thread makes in between, also from a signal handler, wait in a small
  * per-thread buffer and are written by the release.  Holds nest.
+ * ufd_log_hold returns whether it held anything (the log is on), to be
+ * passed to the matching ufd_log_release: with the log off, the pair
+ * costs a load and a test, and a log turned on in between (by the
+ * constructor, at start-up) cannot unbalance the count.
  * Async-signal-safe and lock-free.
  */
-void ufd_log_hold(void);
-void ufd_log_release(void);
+static inline int ufd_log_hold(void);
+static inline void ufd_log_release(int held);
+
+/* This thread's ufd_log_hold calls not yet released (log.c). */
+extern __thread unsigned ufd_log_depth __attribute__((tls_model("initial-exec")));
+
+/* ufd_log_release's part once the last hold is gone: write the lines held
+ * meanwhile, if any. */
+void ufd_log_release_held(void);
+
+/*
+ * Inline, and a plain load and store rather than an atomic add: a signal
+ * handler that interrupts in between holds and releases as many times,
+ * so it leaves the count as it found it, and only this thread (and its
+ * handlers) touch it.  Compiler fences keep the line-making code of this
+ * thread on its side of them.
+ */
+static inline int ufd_log_hold(void)
+{
+	if (__builtin_expect(!ufd_log_on, 1))
+		return 0;
+	__atomic_store_n(&ufd_log_depth,
+			 __atomic_load_n(&ufd_log_depth, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline void ufd_log_release(int held)
+{
+	unsigned depth;
+
+	if (__builtin_expect(!held, 1))
+		return;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	depth = __atomic_load_n(&ufd_log_depth, __ATOMIC_RELAXED) - 1;
+	__atomic_store_n(&ufd_log_depth, depth, __ATOMIC_RELAXED);
+	if (depth == 0)
+		ufd_log_release_held();
+}
 
 /* Write this thread's held lines now, lock or not: only for exec, which
  * holds the table lock through the exec itself and, when it succeeds,

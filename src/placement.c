@@ -51,6 +51,11 @@ static unsigned above_from, above_to; /* empty when equal */
 /* Below the limit, the lowest start that last found room: where to go
  * straight away when the top region is full. */
 static unsigned below_floor;
+/* The number placement_new_backing tries first (above_from when there is
+ * room, else the top region), once a try there has succeeded, and so been
+ * guarded: the next backing descriptor goes there straight away.  0 when
+ * unknown: at first, after the limits change, and while it is full. */
+static unsigned first_from;
 
 void placement_guard(int fd)
 {
@@ -95,6 +100,7 @@ static int apply(rlim_t soft, rlim_t hard)
 			room = ROOM_MAX;
 	}
 	real.rlim_cur = soft + room;
+	__atomic_store_n(&first_from, 0, __ATOMIC_RELAXED);
 	/* Shown before the kernel's limit rises: from then on, a descriptor
 	 * the kernel gives at soft or past it is caught as EMFILE. */
 	__atomic_store_n(&ufd_app_nofile, clamp(soft), __ATOMIC_RELAXED);
@@ -152,8 +158,9 @@ static unsigned top_region(void)
 }
 
 /* Below the limit: the top region, then regions doubling downward (or
- * straight to the one that had room last time). */
-static int place_below(int real_fd)
+ * straight to the one that had room last time).  first: the top region is
+ * placement_new_backing's first try (no room above). */
+static int place_below(int real_fd, int first)
 {
 	unsigned top = below_top(), from = top_region();
 
@@ -168,6 +175,8 @@ static int place_below(int real_fd)
 		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, from);
 		if (fd >= 0) {
 			below_floor = from;
+			if (first && raised && from == top_region())
+				__atomic_store_n(&first_from, from, __ATOMIC_RELAXED);
 			return checked(fd);
 		}
 		/* EINVAL: from is past a limit lowered behind ufd's back. */
@@ -180,7 +189,8 @@ static int place_below(int real_fd)
 	}
 }
 
-int placement_new_backing(int real_fd)
+/* placement_new_backing without first_from: the whole policy. */
+__attribute__((noinline)) static int new_backing_placed(int real_fd)
 {
 	raise_once();
 	if (above_to > above_from) {
@@ -188,12 +198,35 @@ int placement_new_backing(int real_fd)
 
 		placement_guard((int)above_from);
 		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, above_from);
+		if (fd >= 0) {
+			__atomic_store_n(&first_from, above_from, __ATOMIC_RELAXED);
+			return checked(fd);
+		}
 		/* EMFILE: the room is full; EINVAL: the kernel's limit was
 		 * lowered behind ufd's back.  Either way, below. */
-		if (fd >= 0 || (fd != -EMFILE && fd != -EINVAL))
-			return fd < 0 ? fd : checked(fd);
+		if (fd != -EMFILE && fd != -EINVAL)
+			return fd;
+		return place_below(real_fd, 0);
 	}
-	return place_below(real_fd);
+	return place_below(real_fd, 1);
+}
+
+int placement_new_backing(int real_fd)
+{
+	unsigned from = __atomic_load_n(&first_from, __ATOMIC_RELAXED);
+	int fd;
+
+	if (__builtin_expect(from == 0, 0))
+		return new_backing_placed(real_fd);
+	fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, from);
+	if (__builtin_expect(fd >= 0, 1))
+		return checked(fd);
+	if (fd != -EMFILE && fd != -EINVAL)
+		return fd;
+	/* Full (or the limit lowered): the whole policy, until a first try
+	 * succeeds again. */
+	__atomic_store_n(&first_from, 0, __ATOMIC_RELAXED);
+	return new_backing_placed(real_fd);
 }
 
 int placement_cover(int fd)

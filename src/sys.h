@@ -36,6 +36,19 @@ static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,
 	return ret;
 }
 
+/* ufd_sys6 for a call of at most three arguments: the other three
+ * registers are left as they are (the kernel does not read them). */
+static inline long ufd_sys3(long n, long a, long b, long c)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 #elif defined(__aarch64__)
 
 static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,
@@ -56,18 +69,23 @@ static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,
 	return x0;
 }
 
+static inline long ufd_sys3(long n, long a, long b, long c)
+{
+	return ufd_sys6(n, a, b, c, 0, 0, 0);
+}
+
 #else
 #error "ufd: raw system calls are written for x86_64 and aarch64 only"
 #endif
 
 static inline int ufd_sys_close(int fd)
 {
-	return (int)ufd_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	return (int)ufd_sys3(SYS_close, fd, 0, 0);
 }
 
 static inline int ufd_sys_fcntl(int fd, int cmd, long arg)
 {
-	return (int)ufd_sys6(SYS_fcntl, fd, cmd, arg, 0, 0, 0);
+	return (int)ufd_sys3(SYS_fcntl, fd, cmd, arg);
 }
 
 /* Returns the mapping, or a value in [-4095, -1] holding -errno. */

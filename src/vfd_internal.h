@@ -66,9 +66,20 @@ void vfd_unlock(void);
 
 /*
  * Record in vfd_backing_map that backing descriptor `backing` belongs to
- * vfd_map slot idx, over a stale entry for the same number.  Returns 0 or
- * -ENOMEM.  Table lock held.
+ * vfd_map slot idx, over a stale entry for the same number (one whose
+ * descriptor was closed behind ufd's back and the number reused).
+ * Returns 0 or -ENOMEM.  Table lock held.
  */
-int vfd_own_backing(int backing, uint32_t idx);
+static inline int vfd_own_backing(int backing, uint32_t idx)
+{
+	return revmap_put(&vfd_backing_map, (uint32_t)backing, idx + 1);
+}
+
+/* Drop the reverse entry of `backing` if it still names slot idx.  Table
+ * lock held. */
+static inline void vfd_disown_backing(int backing, uint32_t idx)
+{
+	revmap_drop(&vfd_backing_map, (uint32_t)backing, idx + 1);
+}
 
 #endif /* UFD_VFD_INTERNAL_H */

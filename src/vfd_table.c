@@ -33,7 +33,7 @@
 #include "sys.h"
 
 struct fdmap vfd_map;
-struct fdmap vfd_backing_map;
+struct revmap vfd_backing_map;
 
 struct fdmap vfd_mark_map;
 
@@ -48,22 +48,31 @@ struct fdmap vfd_mark_map;
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 static uint32_t table_lock;
+/* Whether the holder's ufd_log_hold held (the log is on): for its
+ * ufd_log_release.  Written and read by the holder only. */
+static int lock_log_held;
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
- * indexes whose bookkeeping the holder finishes. */
+ * indexes whose bookkeeping the holder finishes.  pending_n counts them in
+ * its low bits; PENDING_LOST, set when a close found pending[] full, has
+ * the holder sweep the map for every closed-but-unfreed slot instead.  One
+ * word, so that taking and letting go of the lock test one load. */
 #define PENDING_MAX 256
+#define PENDING_LOST 0x80000000U
 static uint32_t pending[PENDING_MAX];
 static uint32_t pending_n;
-/* Set when a close found pending[] full: the holder then sweeps the map
- * for every closed-but-unfreed slot instead. */
-static uint32_t pending_lost;
+
+/* The first look-up of this thread's id, out of line: the system call's
+ * registers would cost every lock. */
+__attribute__((noinline)) static uint32_t tid_first(void)
+{
+	return tid_cache = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
 
 static uint32_t my_tid(void)
 {
-	if (!tid_cache)
-		tid_cache = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	return tid_cache;
+	return __builtin_expect(tid_cache != 0, 1) ? tid_cache : tid_first();
 }
 
 static void futex(uint32_t *addr, int op, uint32_t val)
@@ -75,10 +84,10 @@ __attribute__((noinline)) static void drain_pending(void);
 
 /* vfd_lock when the lock was not free (c, as the failed exchange saw it):
  * out of line, so that taking a free lock saves no registers. */
-__attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c)
+__attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c, int held)
 {
 	if ((c & ~LOCK_WAITERS) == me) {
-		ufd_log_release();
+		ufd_log_release(held);
 		return -EBUSY;
 	}
 	for (;;) {
@@ -102,37 +111,51 @@ __attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c)
 		me = my_tid();
 		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 	}
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
+	lock_log_held = held;
+	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
 		drain_pending();
 	return 0;
+}
+
+/* vfd_lock and vfd_unlock, inline for the table's own hot paths (making
+ * and closing a virtual descriptor): a free lock costs a few loads, the
+ * exchanges and the log's thread-local count. */
+static inline __attribute__((always_inline)) int lock_table(void)
+{
+	uint32_t me = my_tid(), c = 0;
+	/* Before the lock is taken, so that no line is written while held. */
+	int held = ufd_log_hold();
+
+	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return lock_slow(me, c, held);
+	lock_log_held = held;
+	/* Pending closes are rare: tested here, drained out of line. */
+	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
+		drain_pending();
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void unlock_table(void)
+{
+	int held = lock_log_held;
+
+	/* Pending closes are rare: tested here, drained out of line. */
+	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
+		drain_pending();
+	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) & LOCK_WAITERS)
+		futex(&table_lock, FUTEX_WAKE, 1);
+	ufd_log_release(held); /* writes the lines held meanwhile */
 }
 
 int vfd_lock(void)
 {
-	uint32_t me = my_tid(), c = 0;
-
-	/* Before the lock is taken, so that no line is written while held. */
-	ufd_log_hold();
-	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
-		return lock_slow(me, c);
-	/* Pending closes are rare: tested here, drained out of line. */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
-		drain_pending();
-	return 0;
+	return lock_table();
 }
 
 void vfd_unlock(void)
 {
-	/* Pending closes are rare: tested here, drained out of line. */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) ||
-	    __atomic_load_n(&pending_lost, __ATOMIC_SEQ_CST))
-		drain_pending();
-	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) & LOCK_WAITERS)
-		futex(&table_lock, FUTEX_WAKE, 1);
-	ufd_log_release(); /* writes the lines held meanwhile */
+	unlock_table();
 }
 
 /* ---- seeding ---- */
@@ -154,34 +177,26 @@ static uint64_t kernel_seed(void)
 
 /* ---- slots ---- */
 
-/* A stale entry for the same number is one whose descriptor was closed
- * behind ufd's back and the number reused. */
-int vfd_own_backing(int backing, uint32_t idx)
-{
-	return fdmap_put(&vfd_backing_map, (uint32_t)backing, idx + 1);
-}
-
-/* Drop the reverse entry of `backing` if it still names slot idx. */
-static void disown_backing(int backing, uint32_t idx)
-{
-	if (fdmap_get(&vfd_backing_map, (uint32_t)backing) == idx + 1)
-		fdmap_release(&vfd_backing_map, (uint32_t)backing);
-}
-
 /*
  * Remove map slot idx, open or pending, and the reverse entry of its
  * backing descriptor.  Returns that backing descriptor (for the caller to
  * close, or not) if the slot was open, -EBADF if it was free or pending.
  * Table lock held.
  */
-static int drop_entry(uint32_t idx)
+static inline __attribute__((always_inline)) int drop_entry_inline(uint32_t idx)
 {
 	uint32_t old = fdmap_release(&vfd_map, idx);
 
 	if (!old)
 		return -EBADF;
-	disown_backing(vfd_backing_of(old), idx);
+	vfd_disown_backing(vfd_backing_of(old), idx);
 	return old & VFD_BUSY ? vfd_backing_of(old) : -EBADF;
+}
+
+/* drop_entry_inline, for every caller but the close of one descriptor. */
+__attribute__((noinline)) static int drop_entry(uint32_t idx)
+{
+	return drop_entry_inline(idx);
 }
 
 /* Finish the closes that signal handlers left pending.  Table lock held
@@ -191,8 +206,8 @@ static void drain_pending(void)
 	uint32_t n;
 	int64_t slot;
 
-	while ((n = __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST)) > 0) {
-		uint32_t idx = pending[n - 1];
+	while ((n = __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST)) & ~PENDING_LOST) {
+		uint32_t idx = pending[(n & ~PENDING_LOST) - 1];
 
 		/* A handler may push between the read and the pop: retry. */
 		if (__atomic_compare_exchange_n(&pending_n, &n, n - 1, 0,
@@ -203,7 +218,7 @@ static void drain_pending(void)
 	/* A signal storm overflowed pending[] (seen under TSan, which runs
 	 * queued handlers in bursts): find the lost slots.  An allocated slot
 	 * without VFD_BUSY is always one a handler closed.  Rare, so O(map). */
-	if (__atomic_exchange_n(&pending_lost, 0, __ATOMIC_SEQ_CST))
+	if (__atomic_fetch_and(&pending_n, ~PENDING_LOST, __ATOMIC_SEQ_CST) & PENDING_LOST)
 		VFD_FOR_EACH_SLOT(&vfd_map, slot, 0)
 			if (!(fdmap_get(&vfd_map, (uint32_t)slot) & VFD_BUSY))
 				drop_entry((uint32_t)slot);
@@ -216,18 +231,19 @@ static void drain_pending(void)
  * and leave freeing the slot to the interrupted holder, through pending[]
  * or, when that is full, a sweep of the whole map.
  */
-static int release_deferred(uint32_t idx, int close_backing)
+__attribute__((noinline)) static int release_deferred(uint32_t idx,
+							 int close_backing)
 {
 	uint32_t v = vfd_update_open(&vfd_map, idx, VFD_BUSY, 0), n;
 
 	if (!(v & VFD_BUSY))
 		return -EBADF;
-	n = __atomic_fetch_add(&pending_n, 1, __ATOMIC_SEQ_CST);
+	n = __atomic_fetch_add(&pending_n, 1, __ATOMIC_SEQ_CST) & ~PENDING_LOST;
 	if (n < PENDING_MAX) {
 		pending[n] = idx;
 	} else {
 		__atomic_fetch_sub(&pending_n, 1, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&pending_lost, 1, __ATOMIC_SEQ_CST);
+		__atomic_fetch_or(&pending_n, PENDING_LOST, __ATOMIC_SEQ_CST);
 	}
 	return close_backing ? ufd_sys_close(vfd_backing_of(v)) : vfd_backing_of(v);
 }
@@ -266,11 +282,64 @@ static int replace_in_place(uint32_t idx, uint32_t cur, int real_fd, uint32_t fl
 	return 0;
 }
 
+/*
+ * vfd_create at an exact number: with the lock held, replace an open
+ * descriptor at_idx in place (returns 1, or -errno), or finish a pending
+ * close there (returns 0: the slot is free for the caller to take).
+ */
+__attribute__((noinline)) static int create_exact(uint32_t at_idx, int real_fd,
+						  uint32_t flags)
+{
+	uint32_t cur = fdmap_get(&vfd_map, at_idx);
+	int err;
+
+	if (cur & VFD_BUSY) {
+		err = replace_in_place(at_idx, cur, real_fd, flags);
+		if (err < 0)
+			return err;
+		UFD_LOG("new %u: replaced the open one in place%s%s",
+			FD_UNSEQ_BASE + at_idx, flags & VFD_CLOEXEC ? " cloexec" : "",
+			flags & VFD_CLOFORK ? " clofork" : "");
+		return 1;
+	}
+	if (cur) /* pending from a handler: finish that first */
+		drop_entry(at_idx);
+	return 0;
+}
+
+/* vfd_create's slot for value at an exact or lowest number: fdmap's
+ * answer. */
+__attribute__((noinline)) static int64_t alloc_at(enum vfd_where where,
+						  uint32_t at_idx, uint32_t value)
+{
+	return where == VFD_AT_EXACT ? fdmap_alloc_exact(&vfd_map, at_idx, value)
+				     : fdmap_alloc_from(&vfd_map, at_idx, value);
+}
+
+/*
+ * The end of vfd_create when the entry is not taken (idx, -errno) or the
+ * backing descriptor is adopted: closed before unlocking, for the same
+ * reason as it is made inside the lock (after, the number may be the
+ * application's).  An adopted one is the caller's; once it is a backing
+ * descriptor, it is ufd's: close-on-exec, and its close-on-fork mark is
+ * the virtual descriptor's flag now.  Table lock held.
+ */
 static void unmark(int fd);
+
+__attribute__((noinline)) static void create_settle(int64_t idx, int backing,
+						    uint32_t flags)
+{
+	if (idx < 0 && !(flags & VFD_ADOPT))
+		ufd_sys_close(backing);
+	if (idx >= 0 && (flags & VFD_ADOPT)) {
+		ufd_sys_fcntl(backing, F_SETFD, FD_CLOEXEC);
+		unmark(backing);
+	}
+}
 
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
-	uint32_t cur, at_idx = (uint32_t)at - FD_UNSEQ_BASE;
+	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
 	int backing, err;
 	int64_t idx;
 
@@ -281,66 +350,44 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	 * recorded, a number that the application's dup2 onto it (which
 	 * holds the lock, vfd_real_dup) finds nobody's and replaces: the new
 	 * virtual descriptor would be on the application's file.
+	 *
+	 * The common case (random, a new backing descriptor) runs straight
+	 * through; the others branch out of line.
 	 */
-	err = vfd_lock();
+	err = lock_table();
 	if (err < 0)
 		return err;
-	if (where == VFD_AT_EXACT) {
-		cur = fdmap_get(&vfd_map, at_idx);
-		if (cur & VFD_BUSY) {
-			err = replace_in_place(at_idx, cur, real_fd, flags);
-			vfd_unlock();
-			if (err < 0)
-				return err;
-			UFD_LOG("new %d: replaced the open one in place%s%s", at,
-				flags & VFD_CLOEXEC ? " cloexec" : "",
-				flags & VFD_CLOFORK ? " clofork" : "");
-			return at;
-		}
-		if (cur) /* pending from a handler: finish that first */
-			drop_entry(at_idx);
+	if (__builtin_expect(where == VFD_AT_EXACT, 0) &&
+	    (err = create_exact(at_idx, real_fd, flags)) != 0) {
+		unlock_table();
+		return err < 0 ? err : at;
 	}
-	if (flags & VFD_ADOPT) {
+	if (__builtin_expect(flags & VFD_ADOPT, 0)) {
 		/* Guarded first, as new_backing does; made close-on-exec and
-		 * unmarked once it is the backing descriptor, below. */
+		 * unmarked once it is the backing descriptor (create_settle). */
 		placement_guard(real_fd);
 		backing = real_fd;
 	} else {
 		backing = placement_new_backing(real_fd);
+		if (backing < 0) {
+			unlock_table();
+			return backing;
+		}
 	}
-	if (backing < 0) {
-		vfd_unlock();
-		return backing;
-	}
-	switch (where) {
-	case VFD_AT_EXACT:
-		idx = fdmap_alloc_exact(&vfd_map, at_idx, vfd_slot_value(backing, flags));
-		break;
-	case VFD_AT_LOWEST:
-		idx = fdmap_alloc_from(&vfd_map, at_idx, vfd_slot_value(backing, flags));
-		break;
-	default:
+	if (__builtin_expect(where == VFD_AT_RANDOM, 1))
 		idx = fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
-		break;
-	}
-	if (idx >= 0) {
+	else
+		idx = alloc_at(where, at_idx, vfd_slot_value(backing, flags));
+	if (__builtin_expect(idx >= 0, 1)) {
 		err = vfd_own_backing(backing, (uint32_t)idx);
 		if (err < 0) {
 			fdmap_release(&vfd_map, (uint32_t)idx);
 			idx = err;
 		}
 	}
-	/* Closed before unlocking, for the same reason: after, the number
-	 * may be the application's.  An adopted one is the caller's; once
-	 * it is a backing descriptor, it is ufd's: close-on-exec, and its
-	 * close-on-fork mark is the virtual descriptor's flag now. */
-	if (idx < 0 && !(flags & VFD_ADOPT))
-		ufd_sys_close(backing);
-	if (idx >= 0 && (flags & VFD_ADOPT)) {
-		ufd_sys_fcntl(backing, F_SETFD, FD_CLOEXEC);
-		unmark(backing);
-	}
-	vfd_unlock();
+	if (__builtin_expect(idx < 0 || (flags & VFD_ADOPT), 0))
+		create_settle(idx, backing, flags);
+	unlock_table();
 	if (idx < 0)
 		return idx == -ERANGE ? -EBADF : (int)idx;
 	UFD_LOG("new %u (backing %d)%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
@@ -357,14 +404,14 @@ static int release_vfd(int vfd, int close_backing)
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
-	if (vfd_lock() < 0) {
+	if (lock_table() < 0) {
 		backing = release_deferred(idx, close_backing);
 		if (backing != -EBADF)
 			UFD_LOG("close %d (in a signal handler, deferred)", vfd);
 		return backing;
 	}
-	backing = drop_entry(idx);
-	vfd_unlock();
+	backing = drop_entry_inline(idx);
+	unlock_table();
 	if (backing == -EBADF)
 		return -EBADF;
 	UFD_LOG("close %d", vfd);
@@ -430,7 +477,7 @@ int vfd_next_backing(int from)
 
 	if ((unsigned)from >= FD_UNSEQ_BASE || vfd_lock() < 0)
 		return -1;
-	b = fdmap_next_busy(&vfd_backing_map, (uint32_t)from);
+	b = revmap_next(&vfd_backing_map, (uint32_t)from);
 	vfd_unlock();
 	return b < 0 ? -1 : (int)b;
 }
@@ -544,7 +591,7 @@ static int move_backing(int fd, int higher_only)
 	v = fdmap_get(&vfd_map, idx);
 	if (!(v & VFD_BUSY)) {
 		/* a pending close: its number is free */
-		disown_backing(fd, idx);
+		vfd_disown_backing(fd, idx);
 		return 0;
 	}
 	moved = placement_new_backing(fd);
@@ -566,11 +613,11 @@ static int move_backing(int fd, int higher_only)
 	if (!(v & VFD_BUSY)) {
 		/* A handler of this thread closed it meanwhile, and fd with
 		 * it; unlocking finishes that close. */
-		disown_backing(moved, idx);
+		vfd_disown_backing(moved, idx);
 		ufd_sys_close(moved);
 		return 0;
 	}
-	disown_backing(fd, idx);
+	vfd_disown_backing(fd, idx);
 	UFD_LOG("moved the backing of %d from %d to %d: %s %d", owner, fd,
 		moved, higher_only ? "the application's limit now covers"
 				   : "the application replaces", fd);
@@ -673,7 +720,7 @@ static int close_real_range(unsigned first, unsigned last, unsigned flags)
 		fdmap_release(&vfd_mark_map, (uint32_t)m);
 	}
 	while (first <= last) {
-		int64_t b = fdmap_next_busy(&vfd_backing_map, first);
+		int64_t b = revmap_next(&vfd_backing_map, first);
 		unsigned end = b < 0 || (uint64_t)b > last ? last : (unsigned)b - 1;
 		long r;
 
@@ -803,7 +850,6 @@ static void init_once(void)
 	ufd_settings_load();
 	fdmap_init(&vfd_map, FDMAP_SPACE,
 		   ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed());
-	fdmap_init(&vfd_backing_map, FD_UNSEQ_BASE, 0);
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);

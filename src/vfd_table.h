@@ -19,6 +19,7 @@
 
 #include "fdmap.h"
 #include "placement.h"
+#include "revmap.h"
 #include "ufd.h"
 
 /* Per-descriptor flags, stored in the low bits of a slot value. */
@@ -44,12 +45,12 @@
 extern struct fdmap vfd_map __attribute__((visibility("hidden")));
 
 /*
- * The reverse map: slot r holds (virtual descriptor - FD_UNSEQ_BASE + 1)
- * when real descriptor r backs that virtual descriptor, 0 otherwise.  The
- * same data structure as vfd_map, used only for exact slots, so it costs
- * only the pages that backing descriptors fall in.
+ * The reverse map: number r holds (virtual descriptor - FD_UNSEQ_BASE + 1)
+ * when real descriptor r backs that virtual descriptor, 0 otherwise.  A
+ * revmap (revmap.h): it costs only the pages that backing descriptors
+ * fall in.
  */
-extern struct fdmap vfd_backing_map __attribute__((visibility("hidden")));
+extern struct revmap vfd_backing_map __attribute__((visibility("hidden")));
 
 /* Is fd a number in the virtual space (open or not)? */
 static inline int vfd_in_space(int fd)
@@ -183,7 +184,7 @@ static inline int vfd_guarded(int fd)
 static inline int vfd_owner(int real_fd)
 {
 	uint32_t v = (uint32_t)real_fd < FD_UNSEQ_BASE
-			     ? fdmap_get(&vfd_backing_map, (uint32_t)real_fd)
+			     ? revmap_get(&vfd_backing_map, (uint32_t)real_fd)
 			     : 0;
 
 	return v ? (int)(FD_UNSEQ_BASE + v - 1) : -1;
