@@ -211,20 +211,27 @@ __attribute__((noinline)) static int new_backing_placed(int real_fd)
 	return place_below(real_fd, 1);
 }
 
-int placement_new_backing(int real_fd)
+int placement_try_backing(int real_fd)
 {
 	unsigned from = __atomic_load_n(&first_from, __ATOMIC_RELAXED);
 	int fd;
 
 	if (__builtin_expect(from == 0, 0))
-		return new_backing_placed(real_fd);
+		return -EAGAIN;
 	fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, from);
 	if (__builtin_expect(fd >= 0, 1))
 		return checked(fd);
-	if (fd != -EMFILE && fd != -EINVAL)
+	/* Full, or the limit lowered: the whole policy, under the lock. */
+	return fd == -EMFILE || fd == -EINVAL ? -EAGAIN : fd;
+}
+
+int placement_new_backing(int real_fd)
+{
+	int fd = placement_try_backing(real_fd);
+
+	if (__builtin_expect(fd != -EAGAIN, 1))
 		return fd;
-	/* Full (or the limit lowered): the whole policy, until a first try
-	 * succeeds again. */
+	/* The whole policy, until a first try succeeds again. */
 	__atomic_store_n(&first_from, 0, __ATOMIC_RELAXED);
 	return new_backing_placed(real_fd);
 }

@@ -20,7 +20,8 @@
  *
  * The functions that change the placement are called with the table lock
  * held (vfd_table.c), so they need no lock of their own; the variables
- * below are read lock-free.  Return >= 0 or -errno; errno untouched.
+ * below, and placement_try_backing's number, are read lock-free.  Return
+ * >= 0 or -errno; errno untouched.
  */
 #ifndef UFD_PLACEMENT_H
 #define UFD_PLACEMENT_H
@@ -54,6 +55,16 @@ extern unsigned ufd_app_nofile __attribute__((visibility("hidden")));
  * -EMFILE.  Table lock held.
  */
 int placement_new_backing(int real_fd);
+
+/*
+ * placement_new_backing's first try alone, without the table lock: the
+ * number where the last backing descriptor went on a first try (guarded
+ * already), read lock-free, and one F_DUPFD_CLOEXEC there.  Changes no
+ * state.  Returns the descriptor, -EBADF, or -EAGAIN when the whole
+ * policy must run (no such number yet, full, the limit changed):
+ * placement_new_backing, with the lock held.
+ */
+int placement_try_backing(int real_fd);
 
 /*
  * Make the kernel's soft limit cover backing descriptor fd, so that a dup3

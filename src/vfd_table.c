@@ -4,7 +4,10 @@
  *
  * Locking rule: every change to vfd_map, vfd_backing_map and vfd_mark_map that
  * frees or takes a slot is made with table_lock held; lookups and flag
- * changes (fdmap_get, fdmap_cas) take no lock.  No function here calls a
+ * changes (fdmap_get, fdmap_cas) take no lock.  No system call runs with
+ * the lock held on the common paths: backing descriptors are made before
+ * and closed after it, announced (see "backing descriptors made and
+ * closed outside the lock").  No function here calls a
  * libc descriptor function: backing descriptors are made, moved and closed
  * with raw system calls (sys.h), so nothing re-enters the shim.
  *
@@ -156,6 +159,114 @@ int vfd_lock(void)
 void vfd_unlock(void)
 {
 	unlock_table();
+}
+
+/* ---- backing descriptors made and closed outside the lock ----
+ *
+ * A new virtual descriptor's backing descriptor is made before the lock
+ * is taken (placement_try_backing), and a closed one's closed after it is
+ * let go, so that no system call runs inside it on the common path.  Until
+ * it is recorded in the reverse map, though, and once it is out of it,
+ * its number looks nobody's: an application's dup2/dup3 onto it
+ * (vfd_real_dup) would replace it, its close or close_range would close
+ * it, and a virtual descriptor would end up on the application's file, or
+ * the application's descriptor be closed by ufd.
+ *
+ * So makers (and closers: the same, for the close) announce themselves,
+ * and such operations wait for them: each maker adds MAKER_ONE to
+ * `making` before it makes its descriptor (or drops its entry) and
+ * takes it off once the descriptor is recorded (or closed) and the lock
+ * let go; an application operation on real numbers that could be a
+ * backing descriptor (block_makers) adds BLOCKER_ONE, waits until no
+ * maker is left, and takes it off when done.  A maker that finds a
+ * blocker there takes its count off again and makes (or closes) its
+ * descriptor inside the lock.  Both are read-modify-writes of the one word, so one of the two
+ * always sees the other.  The waiting holds no lock (makers need it to
+ * finish), and a thread never waits for itself: not from a signal handler
+ * that interrupted it making one (maker_here) or holding the lock.
+ */
+#define MAKER_ONE    1U
+#define MAKER_MASK   0xffffU
+#define BLOCKER_ONE  0x10000U
+static uint32_t making;
+/* This thread's makers under way (a signal handler's nest in the one it
+ * interrupted): a plain count, which a handler leaves as it found it. */
+static __thread unsigned maker_here TLS_IE;
+
+/* A maker is done: its descriptor is recorded, or closed, and the lock
+ * let go.  The count never goes below zero: in a child forked by a signal
+ * handler in the middle of a maker, it starts afresh at zero (fork_child),
+ * whether or not this maker's was in it. */
+static inline __attribute__((always_inline)) void maker_end(void)
+{
+	uint32_t v = __atomic_load_n(&making, __ATOMIC_RELAXED);
+
+	while ((v & MAKER_MASK) &&
+	       !__atomic_compare_exchange_n(&making, &v, v - MAKER_ONE, 0,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&maker_here, __atomic_load_n(&maker_here, __ATOMIC_RELAXED) - 1,
+			 __ATOMIC_RELAXED);
+}
+
+/* Announce a maker: 1, or 0 if a blocker is there (nothing announced).
+ * maker_here counts up before the count and down after it (maker_end), so
+ * that a signal handler never waits for a maker of its own thread. */
+static inline __attribute__((always_inline)) int maker_start(void)
+{
+	__atomic_store_n(&maker_here, __atomic_load_n(&maker_here, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(__atomic_fetch_add(&making, MAKER_ONE, __ATOMIC_SEQ_CST) &
+				     ~MAKER_MASK, 0)) {
+		maker_end();
+		return 0;
+	}
+	return 1;
+}
+
+/* Does this thread hold the table lock (a signal handler that interrupted
+ * a change to the table)? */
+static int lock_is_mine(void)
+{
+	return (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & ~LOCK_WAITERS) ==
+	       my_tid();
+}
+
+/*
+ * Before an application's operation on real numbers at or past
+ * vfd_guard_from: keep makers from making outside the lock, and wait for
+ * those under way.  Returns 0 (unblock_makers when done), or -EBUSY if this
+ * thread cannot wait (a signal handler that interrupted it making one or
+ * holding the lock).  Takes no lock; async-signal-safe.
+ */
+static int block_makers(void)
+{
+	if (__atomic_load_n(&maker_here, __ATOMIC_RELAXED) || lock_is_mine())
+		return -EBUSY;
+	__atomic_fetch_add(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST);
+	/* A maker is a system call and a short hold of the lock away from
+	 * done: yield rather than sleep. */
+	while (__atomic_load_n(&making, __ATOMIC_SEQ_CST) & MAKER_MASK)
+		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	return 0;
+}
+
+static void unblock_makers(void)
+{
+	__atomic_fetch_sub(&making, BLOCKER_ONE, __ATOMIC_RELEASE);
+}
+
+/* block_makers for a thread that cannot wait: 0 if no maker is under way
+ * (unblock_makers when done; none can start meanwhile), else -EBUSY. */
+static int block_makers_now(void)
+{
+	if (__atomic_add_fetch(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST) & MAKER_MASK) {
+		unblock_makers();
+		return -EBUSY;
+	}
+	return 0;
 }
 
 /* ---- seeding ---- */
@@ -318,9 +429,9 @@ __attribute__((noinline)) static int64_t alloc_at(enum vfd_where where,
 
 /*
  * The end of vfd_create when the entry is not taken (idx, -errno) or the
- * backing descriptor is adopted: closed before unlocking, for the same
- * reason as it is made inside the lock (after, the number may be the
- * application's).  An adopted one is the caller's; once it is a backing
+ * backing descriptor is adopted: closed before unlocking (and before its
+ * maker is done), for the reason makers announce themselves: after, the
+ * number may be the application's.  An adopted one is the caller's; once it is a backing
  * descriptor, it is ufd's: close-on-exec, and its close-on-fork mark is
  * the virtual descriptor's flag now.  Table lock held.
  */
@@ -340,23 +451,38 @@ __attribute__((noinline)) static void create_settle(int64_t idx, int backing,
 int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
 	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
-	int backing, err;
+	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
 	vfd_init();
 	/*
-	 * The backing descriptor is made and recorded in the reverse map in
-	 * one hold of the lock.  Made before it, it would be, until
-	 * recorded, a number that the application's dup2 onto it (which
-	 * holds the lock, vfd_real_dup) finds nobody's and replaces: the new
-	 * virtual descriptor would be on the application's file.
-	 *
-	 * The common case (random, a new backing descriptor) runs straight
-	 * through; the others branch out of line.
+	 * The common case (random, a new backing descriptor): the backing
+	 * descriptor is made first, by an announced maker (see "backing
+	 * descriptors made outside the lock"), then recorded with the lock
+	 * held, straight through.  Otherwise (a blocker, the whole placement
+	 * policy needed, an exact or lowest number, an adopted descriptor)
+	 * it is made and recorded in one hold of the lock, out of line where
+	 * it can be.
 	 */
+	if (__builtin_expect(where == VFD_AT_RANDOM && !(flags & VFD_ADOPT), 1) &&
+	    maker_start()) {
+		maker = 1;
+		backing = placement_try_backing(real_fd);
+		if (backing < 0) {
+			maker = 0;
+			maker_end();
+			if (backing != -EAGAIN)
+				return backing;
+		}
+	}
 	err = lock_table();
-	if (err < 0)
+	if (err < 0) {
+		if (maker) {
+			ufd_sys_close(backing);
+			maker_end();
+		}
 		return err;
+	}
 	if (__builtin_expect(where == VFD_AT_EXACT, 0) &&
 	    (err = create_exact(at_idx, real_fd, flags)) != 0) {
 		unlock_table();
@@ -367,7 +493,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		 * unmarked once it is the backing descriptor (create_settle). */
 		placement_guard(real_fd);
 		backing = real_fd;
-	} else {
+	} else if (backing == -EAGAIN) {
 		backing = placement_new_backing(real_fd);
 		if (backing < 0) {
 			unlock_table();
@@ -388,6 +514,8 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	if (__builtin_expect(idx < 0 || (flags & VFD_ADOPT), 0))
 		create_settle(idx, backing, flags);
 	unlock_table();
+	if (maker)
+		maker_end(); /* recorded, or closed: no longer at stake */
 	if (idx < 0)
 		return idx == -ERANGE ? -EBADF : (int)idx;
 	UFD_LOG("new %u (backing %d)%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
@@ -400,33 +528,45 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 static int release_vfd(int vfd, int close_backing)
 {
 	uint32_t idx = (uint32_t)vfd - FD_UNSEQ_BASE;
-	int backing;
+	int backing, closer = 0, r;
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
+	/*
+	 * The backing descriptor is closed after unlocking: a close can
+	 * block (SO_LINGER, an NFS flush, a FUSE file served by this very
+	 * process), and every other thread's table change would wait for
+	 * it.  Out of the reverse map and still open, its number looks
+	 * nobody's until then: the closer announces itself as makers do, so
+	 * that the application's dup2, close and close_range onto it wait
+	 * (block_makers); with a blocker there, it closes inside the lock.
+	 */
+	if (close_backing)
+		closer = maker_start();
 	if (lock_table() < 0) {
+		if (closer)
+			maker_end();
 		backing = release_deferred(idx, close_backing);
 		if (backing != -EBADF)
 			UFD_LOG("close %d (in a signal handler, deferred)", vfd);
 		return backing;
 	}
 	backing = drop_entry_inline(idx);
+	/* Linux frees the descriptor even when close reports an error
+	 * (EINTR or EIO): the entry is gone either way, and the error is
+	 * passed on. */
+	r = backing;
+	if (backing >= 0 && close_backing && !closer)
+		r = ufd_sys_close(backing);
 	unlock_table();
+	if (backing >= 0 && closer)
+		r = ufd_sys_close(backing);
+	if (closer)
+		maker_end();
 	if (backing == -EBADF)
 		return -EBADF;
 	UFD_LOG("close %d", vfd);
-	if (!close_backing)
-		return backing;
-	/*
-	 * Closed after unlocking: a close can block (SO_LINGER, an NFS
-	 * flush, a FUSE file served by this very process), and every other
-	 * thread's table change would wait for it.  The price is a narrow
-	 * window in which an application's dup2 onto the number, now nobody's,
-	 * would be closed here.  Linux frees the descriptor even when close
-	 * reports an error (EINTR or EIO): the entry is gone either way, and
-	 * the error is passed on.
-	 */
-	return ufd_sys_close(backing);
+	return r;
 }
 
 int vfd_close(int vfd)
@@ -562,14 +702,21 @@ int vfd_real_closing(int fd)
 
 int vfd_real_close(int fd)
 {
+	/* A close of a number the application does not have (its bug:
+	 * EBADF) must not close a backing descriptor being made there: the
+	 * makers under way are waited for, and new ones make theirs inside
+	 * the lock until the close is done.  The lock itself is not taken:
+	 * every table change of every thread would wait for a close that may
+	 * block.  From a signal handler that cannot wait, when makers are
+	 * under way, the check and the close are not atomic, as they were
+	 * before makers: the window is that bug's. */
+	int blocked = block_makers() == 0 || block_makers_now() == 0;
 	int r = vfd_real_closing(fd);
 
-	/* The check and the close are not atomic: a close of a number the
-	 * application does not have (its bug: EBADF) could close a backing
-	 * descriptor another thread makes there meanwhile.  Closing under the
-	 * table lock would shut that window, but make every table change of
-	 * every thread wait for a close that may block. */
-	return r < 0 ? r : ufd_sys_close(fd);
+	r = r < 0 ? r : ufd_sys_close(fd);
+	if (blocked)
+		unblock_makers();
+	return r;
 }
 
 /*
@@ -629,22 +776,31 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 	int moved, r;
 
 	vfd_init();
-	if (vfd_lock() < 0) {
+	if (block_makers() < 0 || vfd_lock() < 0) {
 		/* From a handler that interrupted a change to the table in
-		 * this thread, which cannot be waited for: a backing
-		 * descriptor cannot move, nor a mark be set (EBUSY, a dup2
+		 * this thread, or its making of a backing descriptor, which
+		 * cannot be waited for: a backing descriptor cannot move, nor
+		 * a mark be set, nor fd be one being made (EBUSY, a dup2
 		 * error Linux has too, before anything changes); anything
-		 * else is the kernel's dup3 alone. */
-		if (vfd_owner(fd) >= 0 || mark)
+		 * else is the kernel's dup3 alone.  (vfd_lock fails only
+		 * where block_makers did.) */
+		if (block_makers_now() < 0)
 			return -EBUSY;
-		r = (int)ufd_sys6(SYS_dup3, vfd_translate(oldfd), fd, kflags, 0, 0, 0);
-		if (r >= 0)
-			unmark(fd);
+		if (vfd_owner(fd) >= 0 || mark) {
+			r = -EBUSY;
+		} else {
+			r = (int)ufd_sys6(SYS_dup3, vfd_translate(oldfd), fd, kflags,
+					  0, 0, 0);
+			if (r >= 0)
+				unmark(fd);
+		}
+		unblock_makers();
 		return r;
 	}
 	moved = move_backing(fd, 0);
 	if (moved < 0) {
 		vfd_unlock();
+		unblock_makers();
 		return moved;
 	}
 	/* Translated only now: oldfd may be the virtual descriptor whose
@@ -666,6 +822,7 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 		unmark(fd);
 	}
 	vfd_unlock();
+	unblock_makers();
 	return r;
 }
 
@@ -678,8 +835,14 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 	int r;
 
 	vfd_init();
-	if (vfd_lock() < 0)
+	/* Makers waited for: theirs are placed under the limits as they
+	 * were, and must be in vfd_map to be moved. */
+	if (block_makers() < 0)
 		return -EBUSY;
+	if (vfd_lock() < 0) {
+		unblock_makers();
+		return -EBUSY;
+	}
 	r = placement_set_nofile(new_rl, old_rl);
 	VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
@@ -696,6 +859,7 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 			ufd_sys_close(b);
 	}
 	vfd_unlock();
+	unblock_makers();
 	return r;
 }
 
@@ -739,13 +903,24 @@ static int close_real_range(unsigned first, unsigned last, unsigned flags)
 int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 {
 	int64_t idx;
-	int ret;
+	int ret, blocked = 0;
 
 	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) || first > last)
 		return -EINVAL;
+	/* Closing real numbers: none may be a backing descriptor being made
+	 * (marking close-on-exec harms none). */
+	if (first < FD_UNSEQ_BASE && !(flags & CLOSE_RANGE_CLOEXEC)) {
+		ret = block_makers();
+		if (ret < 0)
+			return ret;
+		blocked = 1;
+	}
 	ret = vfd_lock();
-	if (ret < 0)
+	if (ret < 0) {
+		if (blocked)
+			unblock_makers();
 		return ret;
+	}
 	if (first < FD_UNSEQ_BASE)
 		ret = close_real_range(first, last < FD_UNSEQ_BASE ? last
 								   : FD_UNSEQ_BASE - 1,
@@ -775,6 +950,8 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 		}
 	}
 	vfd_unlock();
+	if (blocked)
+		unblock_makers();
 	return ret;
 }
 
@@ -782,11 +959,18 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 /* ---- fork ---- */
 
 /* Whether fork_prepare took the lock (it cannot from a handler that
- * interrupted this thread inside it). */
-static int fork_locked;
+ * interrupted this thread inside it), and blocked makers (it cannot from
+ * one that interrupted this thread inside the lock or making a backing
+ * descriptor). */
+static int fork_locked, fork_blocked;
 
+/* Makers are waited for, so that the child has no backing descriptor that
+ * is in no table.  When they cannot be (a fork from a signal handler), the
+ * other threads' backing descriptors under way are in the child as
+ * numbers nobody owns, until it exits or execs (they are close-on-exec). */
 static void fork_prepare(void)
 {
+	fork_blocked = block_makers() == 0;
 	fork_locked = vfd_lock() == 0;
 }
 
@@ -794,6 +978,8 @@ static void fork_parent(void)
 {
 	if (fork_locked)
 		vfd_unlock();
+	if (fork_blocked)
+		unblock_makers();
 }
 
 /*
@@ -808,6 +994,12 @@ static void fork_child(void)
 
 	tid_cache = 0;
 	ufd_log_fork_child(fork_locked);
+	/* The other threads are not in the child, nor are their makers and
+	 * blockers.  This thread's maker, if a handler forked in the middle
+	 * of it, resumes here and finishes (maker_end does not count below
+	 * zero); until then, only this thread's handler could block makers,
+	 * and it does not wait for its own thread's (maker_here). */
+	__atomic_store_n(&making, 0, __ATOMIC_RELAXED);
 	if (!fork_locked) {
 		/* fork from a handler that interrupted this thread inside the
 		 * lock: the interrupted change resumes here too and unlocks.

@@ -261,9 +261,11 @@ int vfd_forget(int vfd);
  * backing descriptors, which the application never sees, and hidden
  * virtual descriptors (VFD_HIDDEN): a library's, which only a close of
  * their own number closes, as a close-all loop over a listing misses
- * them.  Returns 0 or
- * -errno, with the kernel's checks (EINVAL for unknown flags or
- * first > last).
+ * them.  The real ones are closed with the backing descriptors being made
+ * or closed outside the table lock waited for.  Returns 0 or -errno, with
+ * the kernel's checks (EINVAL for unknown flags or first > last), or
+ * -EBUSY from a signal handler that interrupted a change to the table or
+ * the making or closing of a virtual descriptor.
  */
 int vfd_close_range(unsigned first, unsigned last, unsigned flags);
 
@@ -294,20 +296,25 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * dropped and 0 returned.
  *
  * vfd_real_close: the application's close(fd): vfd_real_closing's check,
- * then the kernel's close.
+ * then the kernel's close, while no backing descriptor is being made or
+ * closed outside the table lock (vfd_table.c, "backing descriptors made
+ * and closed outside the lock"), which it waits for, taking no lock.
  *
  * vfd_real_dup: the application's dup3(oldfd, fd, kflags) (dup2 is kflags
  * 0), oldfd != fd, oldfd virtual or real: made here, with the table
- * locked, so that no backing descriptor is made or recorded at fd between
- * the check and the kernel's call.  A backing descriptor at fd is first
- * moved elsewhere, so the virtual descriptor it backs stays intact, and
- * the kernel's dup3 then replaces fd atomically.  On success fd's mark is
- * `mark` (VFD_CLOFORK or 0).  Returns fd, the kernel's -errno (nothing
- * changed for the application), -EMFILE if the backing descriptor could
- * not move, or -EBUSY from a signal handler that interrupted a change to
- * the table.  The kernel's dup3 runs with the lock held (as close_range's
- * closes do), so a replaced file whose close blocks (a flush over NFS)
- * holds up other threads' changes to the table until it is done.
+ * locked and the backing descriptors being made or closed outside it
+ * waited for, so that no backing descriptor is made, recorded or closed
+ * at fd between the check and the kernel's call.  A backing descriptor at
+ * fd is first moved elsewhere, so the virtual descriptor it backs stays
+ * intact, and the kernel's dup3 then replaces fd atomically.  On success
+ * fd's mark is `mark` (VFD_CLOFORK or 0).  Returns fd, the kernel's
+ * -errno (nothing changed for the application), -EMFILE if the backing
+ * descriptor could not move, or -EBUSY from a signal handler that
+ * interrupted a change to the table, or the making or closing of a
+ * virtual descriptor.  The kernel's dup3 runs with the lock held (as
+ * close_range's closes do), so a replaced file whose close blocks (a
+ * flush over NFS) holds up other threads' changes to the table until it
+ * is done.
  *
  * vfd_real_set_flags / vfd_real_get_flags: the close-on-fork mark
  * (VFD_CLOFORK) of real descriptor fd, which ufd keeps since the kernel
@@ -327,7 +334,8 @@ uint32_t vfd_real_get_flags(int fd);
  * than its own.  With keep_regular, regular files stay where they are:
  * moving one closes a descriptor of the file, which drops the process's
  * POSIX record locks on it.  Returns 0 or -errno (the kernel's; EBUSY
- * from a signal handler that interrupted a change to the table).
+ * from a signal handler that interrupted a change to the table, or the
+ * making or closing of a virtual descriptor).
  */
 int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 		   int keep_regular);

@@ -377,6 +377,125 @@ START_TEST(ls_proc_self_fd_under_the_shim)
 }
 END_TEST
 
+/* ---- backing descriptors made outside the table lock ---- */
+
+/*
+ * Two threads make and close virtual descriptors of file A while a third,
+ * the application, takes the numbers where their backing descriptors go:
+ * dup2 of file B onto each, then close or close_range.  ufd makes a
+ * backing descriptor before it takes the table lock, so for a moment its
+ * number is in no table: the application's calls must wait for it to be
+ * recorded (then a dup2 moves it), never replace or close it.  Every
+ * virtual descriptor must be file A (its inode) from its making to its
+ * close, and every number the application dup2'd onto, file B.
+ *
+ * With no room above the limit (soft = hard), backing descriptors go
+ * below it, where the application may dup2: the limit is lowered for
+ * that (the test runs in a child of its own).
+ */
+#define RACE_MAKES 20000
+#define RACE_SPAN  8
+
+static int race_a, race_b, race_first, race_done;
+static ino_t race_ino_a, race_ino_b;
+
+static int is_file(int fd, ino_t ino)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_ino == ino;
+}
+
+/* Is virtual descriptor v file ino, checked twice: a call on v that
+ * looked its backing descriptor up just before the application's dup2
+ * moved it (vfd_real_dup) reaches the application's file, once; a
+ * virtual descriptor on the wrong file stays there. */
+static int stays_file(int v, ino_t ino)
+{
+	return is_file(v, ino) || is_file(v, ino);
+}
+
+static void *race_maker(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	for (int i = 0; i < RACE_MAKES; i++) {
+		int v = api_nonseqfd(race_a, 0);
+
+		if (v < 0 || !stays_file(v, race_ino_a))
+			bad++;
+		sched_yield();
+		if (v >= 0 && (!stays_file(v, race_ino_a) || close(v) != 0))
+			bad++;
+	}
+	return (void *)bad;
+}
+
+static void *race_app(void *arg)
+{
+	long *result = arg; /* [0] bad, [1] dup2s that succeeded */
+	unsigned i = 0;
+
+	while (!__atomic_load_n(&race_done, __ATOMIC_ACQUIRE)) {
+		int n = race_first + (int)(i % RACE_SPAN);
+
+		if (dup2(race_b, n) != n) {
+			result[0]++;
+			continue;
+		}
+		result[1]++;
+		if (!is_file(n, race_ino_b))
+			result[0]++;
+		if (++i % 2)
+			result[0] += close(n) != 0;
+		else
+			result[0] += syscall(SYS_close_range, n, n + RACE_SPAN - 1, 0) != 0;
+	}
+	return NULL;
+}
+
+START_TEST(makers_race_application_dup2_and_close)
+{
+	struct rlimit rl;
+	struct stat st;
+	pthread_t makers[2], app;
+	long bad = 0, app_result[2] = { 0, 0 };
+	void *r;
+	int v;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_max = rl.rlim_cur;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	race_a = temp_file("A");
+	race_b = temp_file("B");
+	ck_assert_int_eq(fstat(race_a, &st), 0);
+	race_ino_a = st.st_ino;
+	ck_assert_int_eq(fstat(race_b, &st), 0);
+	race_ino_b = st.st_ino;
+	v = api_nonseqfd(race_a, 0);
+	race_first = api_backing_fd(v);
+	ck_assert_int_lt(race_first, (int)rl.rlim_cur); /* below the limit */
+	ck_assert_int_eq(close(v), 0);
+	__atomic_store_n(&race_done, 0, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pthread_create(&app, NULL, race_app, app_result), 0);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&makers[i], NULL, race_maker, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(pthread_join(makers[i], &r), 0);
+		bad += (long)r;
+	}
+	__atomic_store_n(&race_done, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(pthread_join(app, NULL), 0);
+	ck_assert_msg(bad == 0, "%ld virtual descriptors were not (or stopped being) file A", bad);
+	ck_assert_msg(app_result[0] == 0, "%ld of the application's dup2/close calls failed or "
+		      "left another file", app_result[0]);
+	ck_assert_int_gt(app_result[1], 0);
+	close(race_a);
+	close(race_b);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *protect_case(void)
@@ -386,6 +505,11 @@ TCase *protect_case(void)
 			      close_range_and_closefrom,
 			      rlimit_exhausted_gives_emfile,
 			      numbering_unchanged_by_1000_virtual_descriptors), 60);
+}
+
+TCase *makers_case(void)
+{
+	return new_case("makers", TESTS(makers_race_application_dup2_and_close), 120);
 }
 
 TCase *listing_case(void)

@@ -17,7 +17,7 @@
  * UFD_TEST_HELPER, UFD_TEST_MANY and UFD_TEST_PRELOAD (the LD_PRELOAD
  * value that loads ufd, with the ASan runtime first in sanitizer builds).
  *
- * The threaded cases (tcases "forkthreads" and "signals") also run alone
+ * The threaded cases (tcases "forkthreads", "signals" and "makers") also run alone
  * under ThreadSanitizer (CK_RUN_CASE); they make no virtual descriptor
  * with socketpair or pipe, whose TSan interceptors abort on numbers past
  * 2^20.
@@ -45,6 +45,7 @@ static Suite *process_suite(void)
 	suite_add_tcase(s, exec_case());
 	suite_add_tcase(s, protect_case());
 	suite_add_tcase(s, listing_case());
+	suite_add_tcase(s, makers_case());
 	suite_add_tcase(s, regressions_case());
 	return s;
 }

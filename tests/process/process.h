@@ -81,6 +81,7 @@ TCase *vfork_case(void);		/* fork.c */
 TCase *exec_case(void);			/* exec.c */
 TCase *protect_case(void);		/* backing.c */
 TCase *listing_case(void);		/* backing.c */
+TCase *makers_case(void);		/* backing.c */
 TCase *regressions_case(void);		/* regressions.c */
 
 #endif /* UFD_PROCESS_H */
