@@ -205,6 +205,9 @@ static inline __attribute__((always_inline)) void maker_end(void)
 	       !__atomic_compare_exchange_n(&making, &v, v - MAKER_ONE, 0,
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
+	/* The last maker wakes the blockers that wait for it. */
+	if (__builtin_expect((v & MAKER_MASK) == MAKER_ONE && v > MAKER_MASK, 0))
+		futex(&making, FUTEX_WAKE, INT32_MAX);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&maker_here, __atomic_load_n(&maker_here, __ATOMIC_RELAXED) - 1,
 			 __ATOMIC_RELAXED);
@@ -243,13 +246,18 @@ static int lock_is_mine(void)
  */
 static int block_makers(void)
 {
+	uint32_t v;
+
 	if (__atomic_load_n(&maker_here, __ATOMIC_RELAXED) || lock_is_mine())
 		return -EBUSY;
-	__atomic_fetch_add(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST);
-	/* A maker is a system call and a short hold of the lock away from
-	 * done: yield rather than sleep. */
-	while (__atomic_load_n(&making, __ATOMIC_SEQ_CST) & MAKER_MASK)
-		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	/* Asleep on the word until the last maker wakes it: a closer's
+	 * close can take a while (an NFS flush, SO_LINGER), and the wait
+	 * with it. */
+	v = __atomic_add_fetch(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST);
+	while (v & MAKER_MASK) {
+		futex(&making, FUTEX_WAIT, v);
+		v = __atomic_load_n(&making, __ATOMIC_SEQ_CST);
+	}
 	return 0;
 }
 

@@ -406,13 +406,22 @@ static int is_file(int fd, ino_t ino)
 	return fstat(fd, &st) == 0 && st.st_ino == ino;
 }
 
-/* Is virtual descriptor v file ino, checked twice: a call on v that
- * looked its backing descriptor up just before the application's dup2
- * moved it (vfd_real_dup) reaches the application's file, once; a
- * virtual descriptor on the wrong file stays there. */
+/*
+ * Is virtual descriptor v file ino?  A call on v that looked its backing
+ * descriptor up just before the application's dup2 moved it
+ * (vfd_real_dup) reaches the application's file, that once: the lookup
+ * takes no lock.  So a failed check is made again, a few times (the
+ * application may move it more than once meanwhile, and back); a virtual
+ * descriptor on the wrong file, or closed, stays so.
+ */
 static int stays_file(int v, ino_t ino)
 {
-	return is_file(v, ino) || is_file(v, ino);
+	for (int tries = 0; tries < 8; tries++) {
+		if (is_file(v, ino))
+			return 1;
+		sched_yield();
+	}
+	return 0;
 }
 
 static void *race_maker(void *arg)
