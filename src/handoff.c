@@ -34,6 +34,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <linux/memfd.h>
 #include <stdio.h>
 #include <string.h>
@@ -288,7 +289,6 @@ struct handoff_entry {
 	unsigned long fd;  /* the backing descriptor, or the marked one */
 	unsigned long flags;
 	unsigned long dev, ino; /* the backing descriptor's file */
-	int open;	   /* e.fd is open here (and a backing one, on its file) */
 };
 
 /*
@@ -333,36 +333,70 @@ static const char *parse_entry(const char **s, struct handoff_entry *e)
 	/* ufd never backs a virtual descriptor with 0, 1 or 2. */
 	if (e->vfd && e->fd < 3)
 		return "a standard stream as a backing descriptor";
-	/* Not open, or (a backing descriptor) on another file: closed, or
-	 * replaced, on the way (a posix_spawn file action, say), so nothing
-	 * to take over. */
-	if (e->vfd) {
-		struct stat st;
-
-		e->open = ufd_sys_fstat((int)e->fd, &st) == 0 &&
-			  (unsigned long)st.st_dev == e->dev &&
-			  (unsigned long)st.st_ino == e->ino;
-	} else {
-		e->open = ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
-	}
 	*s = p + 1;
 	return NULL;
 }
 
-/* Undo the first n entries taken over from the hand-off at list. */
+/*
+ * Is entry e's descriptor open here, and (a backing one) on the file the
+ * entry names?  If not, it was closed or replaced on the way (a
+ * posix_spawn file action, say): nothing to take over.  One system call.
+ */
+static int entry_is_there(const struct handoff_entry *e)
+{
+	struct stat st;
+
+	if (!e->vfd)
+		return ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
+	return ufd_sys_fstat((int)e->fd, &st) == 0 &&
+	       (unsigned long)st.st_dev == e->dev &&
+	       (unsigned long)st.st_ino == e->ino;
+}
+
+/*
+ * Undo the first n entries of the hand-off at list, those taken over: the
+ * maps say which (an entry skipped as not there took nothing, and a
+ * backing descriptor's reverse entry names the slot that took it), so no
+ * system call is made again.
+ */
 static void handoff_undo(const char *list, int n)
 {
 	struct handoff_entry e;
 
 	while (n-- > 0 && !parse_entry(&list, &e)) {
-		if (!e.open)
-			continue;
-		if (e.vfd) {
-			fdmap_release(&vfd_map, (uint32_t)(e.vfd - FD_UNSEQ_BASE));
-			fdmap_release(&vfd_backing_map, (uint32_t)e.fd);
-		} else {
+		uint32_t idx = (uint32_t)(e.vfd - FD_UNSEQ_BASE);
+
+		if (!e.vfd) {
 			fdmap_release(&vfd_mark_map, (uint32_t)e.fd);
+		} else if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd) == idx + 1) {
+			fdmap_release(&vfd_map, idx);
+			fdmap_release(&vfd_backing_map, (uint32_t)e.fd);
 		}
+	}
+}
+
+/*
+ * Make every backing descriptor close-on-exec for the kernel, with one
+ * close_range(CLOSE_RANGE_CLOEXEC) per run of consecutive backing numbers
+ * (only ufd's numbers, so no application descriptor is touched), or
+ * F_SETFD each where close_range cannot (before Linux 5.11).  The
+ * hand-off's backing descriptors were made by one process, mostly next
+ * to each other: a few calls for thousands.  Table lock held.
+ */
+static void backing_all_cloexec(void)
+{
+	int64_t first = fdmap_next_busy(&vfd_backing_map, 0), last, next;
+
+	while (first >= 0) {
+		last = first;
+		while ((next = fdmap_next_busy(&vfd_backing_map,
+					       (uint32_t)last + 1)) == last + 1)
+			last = next;
+		if (ufd_sys6(SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC,
+			     0, 0, 0) < 0)
+			for (int64_t fd = first; fd <= last; fd++)
+				ufd_sys_fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		first = next;
 	}
 }
 
@@ -376,8 +410,11 @@ static const char *handoff_install(const char *list, int *taken)
 
 	*taken = 0;
 	while (*s) {
+		int there;
+
 		why = parse_entry(&s, &e);
-		if (!why && !e.open) {
+		there = !why && entry_is_there(&e);
+		if (!why && !there) {
 			/* skipped */
 		} else if (!why && e.vfd) {
 			if (fdmap_get(&vfd_backing_map, (uint32_t)e.fd))
@@ -408,16 +445,17 @@ static const char *handoff_install(const char *list, int *taken)
 			return why;
 		}
 		n++;
-		*taken += e.vfd && e.open;
+		*taken += e.vfd && there;
 	}
 	/* Everything checked: the backing descriptors are ufd's again, and
-	 * close-on-exec for the kernel. */
-	for (s = list; *s && !parse_entry(&s, &e);) {
-		if (!e.open)
-			continue;
-		if (e.vfd)
-			ufd_sys_fcntl((int)e.fd, F_SETFD, FD_CLOEXEC);
-		placement_guard((int)e.fd);
+	 * close-on-exec for the kernel; calls on them and on the marked ones
+	 * take the checks (the guard goes down to the lowest of each). */
+	backing_all_cloexec();
+	for (int i = 0; i < 2; i++) {
+		int64_t lowest = fdmap_next_busy(i ? &vfd_mark_map : &vfd_backing_map, 0);
+
+		if (lowest >= 0)
+			placement_guard((int)lowest);
 	}
 	return NULL;
 }
