@@ -172,6 +172,24 @@ static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
 	return ufd_sys_self_vm(SYS_process_vm_readv, dst, src, len);
 }
 
+/*
+ * Many pieces of this process's own memory in one process_vm_readv:
+ * remote[i] into local[i], for n pieces (n at most 1024; each within one
+ * 4 KiB page, so that a piece is read whole or not at all).  Returns the
+ * bytes copied, fewer than the pieces hold where one could not be read,
+ * or -errno (ENOSYS, EPERM: the caller reads piece by piece, with
+ * ufd_sys_read_self).
+ */
+static inline long ufd_sys_read_self_pieces(const struct ufd_iovec *local,
+					    const struct ufd_iovec *remote,
+					    unsigned long n)
+{
+	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+
+	return ufd_sys6(SYS_process_vm_readv, pid, (long)local, (long)n,
+			(long)remote, (long)n, 0);
+}
+
 /* The same the other way: len bytes from src to this process's own memory
  * at dst, where the kernel would write (process_vm_writev). */
 static inline long ufd_sys_write_self(void *dst, const void *src, size_t len)

@@ -479,6 +479,45 @@ START_TEST(exec_hands_off_more_than_an_env_string_holds)
 }
 END_TEST
 
+/*
+ * An environment of 150 entries (ufd reads an exec's environment 64
+ * entries at a time) with a stale hand-off at entry 100 and, when
+ * preloaded, LD_PRELOAD last: the stale hand-off must be dropped (the
+ * new program would take the first UFD_HANDOFF, another process's, and
+ * ignore it) and the virtual descriptor inherited.
+ */
+START_TEST(exec_with_a_long_environment)
+{
+	static char vars[150][48], preload_var[4096];
+	char *env[152], spec[64], out[512] = "", **saved = environ;
+	int fd = temp_file("long"), v = api_nonseqfd(fd, 0), n = 0, status;
+
+	ck_assert(is_vfd(v));
+	for (int i = 0; i < 150; i++) {
+		if (i == 100)
+			snprintf(vars[i], sizeof(vars[i]), "UFD_HANDOFF=2;1;%u=5/0/0/0,",
+				 FD_UNSEQ_BASE + 5);
+		else
+			snprintf(vars[i], sizeof(vars[i]), "LONG_ENV_%d=%d", i, i);
+		env[n++] = vars[i];
+	}
+	if (getenv("LD_PRELOAD")) {
+		snprintf(preload_var, sizeof(preload_var), "LD_PRELOAD=%s",
+			 getenv("LD_PRELOAD"));
+		env[n - 1] = preload_var;
+	}
+	env[n] = NULL;
+	snprintf(spec, sizeof(spec), "v:%d:-1:0", v);
+	environ = env;
+	status = exec_helper(0, (char *const[]){ "ufd_helper", "check", spec, NULL },
+			     out, sizeof(out));
+	environ = saved;
+	ck_assert_msg(exited_ok(status), "helper: %s", out);
+	ck_assert_int_eq(close(v), 0);
+	close(fd);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *exec_case(void)
@@ -490,5 +529,6 @@ TCase *exec_case(void)
 			      spawn_restores_the_table,
 			      spawn_file_actions_with_virtual_descriptors,
 			      spawn_closefrom_and_tcsetpgrp_with_virtual_descriptors,
-			      exec_hands_off_more_than_an_env_string_holds), 120);
+			      exec_hands_off_more_than_an_env_string_holds,
+			      exec_with_a_long_environment), 120);
 }
