@@ -72,6 +72,48 @@ static int survives(uint32_t v, int spawn)
  * before a spawn made it so (see set_inheritable). */
 #define MARK_WAS_INHERITABLE 0x10U
 
+/* Is real descriptor fd the backing descriptor of an open virtual one
+ * (not one a signal handler closed, whose number may be anyone's)? */
+static int backs_open_vfd(int64_t fd)
+{
+	uint32_t slot = fdmap_get(&vfd_backing_map, (uint32_t)fd), v;
+
+	if (!slot)
+		return 0;
+	v = fdmap_get(&vfd_map, slot - 1);
+	return (v & VFD_BUSY) && vfd_backing_of(v) == fd;
+}
+
+/*
+ * Make the backing descriptor of every open virtual descriptor
+ * close-on-exec for the kernel, with one close_range(CLOSE_RANGE_CLOEXEC)
+ * per run of consecutive such numbers (no other descriptor is touched),
+ * or F_SETFD each where close_range cannot (before Linux 5.11).  Backing
+ * descriptors are made next to each other, mostly: a few calls for
+ * thousands.  Table lock held.
+ */
+static void backing_all_cloexec(void)
+{
+	int64_t first = fdmap_next_busy(&vfd_backing_map, 0), last, next;
+
+	while (first >= 0) {
+		if (!backs_open_vfd(first)) {
+			first = fdmap_next_busy(&vfd_backing_map, (uint32_t)first + 1);
+			continue;
+		}
+		last = first;
+		while ((next = fdmap_next_busy(&vfd_backing_map,
+					       (uint32_t)last + 1)) == last + 1 &&
+		       backs_open_vfd(next))
+			last = next;
+		if (ufd_sys6(SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC,
+			     0, 0, 0) < 0)
+			for (int64_t fd = first; fd <= last; fd++)
+				ufd_sys_fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		first = next;
+	}
+}
+
 /*
  * Before an exec (inheritable 1): the backing descriptor of every virtual
  * descriptor that survives it loses the kernel's close-on-exec flag; for a
@@ -84,16 +126,18 @@ static void set_inheritable(int inheritable, int spawn)
 {
 	int64_t idx;
 
-	VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
-		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+	/* After: all of them, not just those that survive by their flags
+	 * now, which change without the lock and so may not be the ones
+	 * the backing descriptors were made inheritable by. */
+	if (!inheritable)
+		backing_all_cloexec();
+	else
+		VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
+			uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-		/* After, not just those that survive by their flags now:
-		 * flags change without the lock, so they may not be the ones
-		 * the backing descriptors were made inheritable by. */
-		if (inheritable ? survives(v, spawn) : (v & VFD_BUSY) != 0)
-			ufd_sys_fcntl(vfd_backing_of(v), F_SETFD,
-				      inheritable ? 0 : FD_CLOEXEC);
-	}
+			if (survives(v, spawn))
+				ufd_sys_fcntl(vfd_backing_of(v), F_SETFD, 0);
+		}
 	if (!spawn)
 		return;
 	VFD_FOR_EACH_SLOT(&vfd_mark_map, idx, 0) {
@@ -372,31 +416,6 @@ static void handoff_undo(const char *list, int n)
 			fdmap_release(&vfd_map, idx);
 			fdmap_release(&vfd_backing_map, (uint32_t)e.fd);
 		}
-	}
-}
-
-/*
- * Make every backing descriptor close-on-exec for the kernel, with one
- * close_range(CLOSE_RANGE_CLOEXEC) per run of consecutive backing numbers
- * (only ufd's numbers, so no application descriptor is touched), or
- * F_SETFD each where close_range cannot (before Linux 5.11).  The
- * hand-off's backing descriptors were made by one process, mostly next
- * to each other: a few calls for thousands.  Table lock held.
- */
-static void backing_all_cloexec(void)
-{
-	int64_t first = fdmap_next_busy(&vfd_backing_map, 0), last, next;
-
-	while (first >= 0) {
-		last = first;
-		while ((next = fdmap_next_busy(&vfd_backing_map,
-					       (uint32_t)last + 1)) == last + 1)
-			last = next;
-		if (ufd_sys6(SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC,
-			     0, 0, 0) < 0)
-			for (int64_t fd = first; fd <= last; fd++)
-				ufd_sys_fcntl((int)fd, F_SETFD, FD_CLOEXEC);
-		first = next;
 	}
 }
 
