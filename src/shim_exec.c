@@ -40,8 +40,11 @@ extern char **environ;
 #define HANDOFF_VAR "UFD_HANDOFF"
 #define PRELOAD_VAR "LD_PRELOAD"
 
-/* libufd.so's absolute path, for the children's LD_PRELOAD. */
-static char self_path[PATH_MAX];
+/* libufd.so's absolute path, for the children's LD_PRELOAD ("" if
+ * unknown): the dynamic linker's own name for it, which lives as long as
+ * the library, or realpath's answer in resolved_path. */
+static const char *self_path = "";
+static char resolved_path[PATH_MAX];
 /* ufd came in through LD_PRELOAD: children get it too. */
 static int preloaded;
 
@@ -69,12 +72,10 @@ void ufd_exec_init(void)
 	 * dladdr, which searches ufd's whole symbol table, only without. */
 	if (!name && dladdr((void *)ufd_exec_init, &info))
 		name = info.dli_fname;
-	if (name && *name) {
-		if (name[0] == '/')
-			snprintf(self_path, sizeof(self_path), "%s", name);
-		else if (!UFD_REAL(realpath)(name, self_path))
-			self_path[0] = '\0';
-	}
+	if (name && name[0] == '/')
+		self_path = name;
+	else if (name && *name && UFD_REAL(realpath)(name, resolved_path))
+		self_path = resolved_path;
 	s = getenv(PRELOAD_VAR);
 	preloaded = s && lists_ufd(s);
 	if (getenv(HANDOFF_VAR)) {
