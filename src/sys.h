@@ -136,6 +136,10 @@ static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
 				   size_t len)
 {
 	size_t done = 0;
+	/* Asked each time, not cached: a child that runs no fork handler
+	 * (_Fork, clone) could read its parent's memory at the same address,
+	 * and a vfork child filling the cache would fill its parent's.  One
+	 * cheap system call beside at least one costlier. */
 	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 
 	while (done < len) {

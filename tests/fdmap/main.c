@@ -46,11 +46,5 @@ static Suite *fdmap_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fdmap_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(fdmap_suite());
 }
