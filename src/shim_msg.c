@@ -170,22 +170,30 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 }
 
 /*
- * sendmmsg with virtual SCM_RIGHTS descriptors: one sendmsg per message,
- * with sendmmsg's own result rules (the count sent, or -1 if the first
- * message failed).
+ * sendmmsg with virtual SCM_RIGHTS descriptors: the messages before the
+ * first that needs translating go in one real sendmmsg, not read again
+ * after their probe; from that one on, one sendmsg per message (which
+ * reads that first one a second time), with sendmmsg's own result rules
+ * (the count sent, or -1 if the first message failed).
  */
 UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 {
-	unsigned int i;
+	unsigned int i, first;
 
 	/* A message that cannot be read needs nothing: the kernel's answer
 	 * (the count sent before it, or EFAULT) is the right one. */
-	for (i = 0; vfd_any() && i < n; i++)
-		if (send_translated(-1, &vec[i].msg_hdr, 0, 1))
+	for (first = 0; vfd_any() && first < n; first++)
+		if (send_translated(-1, &vec[first].msg_hdr, 0, 1))
 			break;
-	if (!vfd_any() || i == n)
+	if (!vfd_any() || first == n)
 		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
-	for (i = 0; i < n; i++) {
+	if (first) {
+		int r = UFD_REAL(sendmmsg)(vfd_translate(fd), vec, first, flags);
+
+		if (r < (int)first)
+			return r;
+	}
+	for (i = first; i < n; i++) {
 		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
 
 		if (r < 0)
