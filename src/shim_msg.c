@@ -388,26 +388,22 @@ static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 	return ret;
 }
 
-/* The arguments of the four poll calls besides the array, each used by
- * some of them. */
-struct poll_args {
-	int timeout;
-	const struct timespec *ts;
-	const sigset_t *mask;
-	size_t fdslen;
-};
-
 /*
  * The four poll wrappers after the call on the caller's array `fds`
  * returned r > 0 in a process that holds virtual descriptors (an entry
  * with a virtual number makes the kernel return at once, with POLLNVAL for
  * it): if the array names one of ufd's numbers, the call is made again on
- * a translated copy, whose revents are handed back; else r stands.  Out of
- * line, so that the wrappers' common case keeps a small frame.
+ * a translated copy, whose revents are handed back; else r stands.  The
+ * call again is ppoll with ts and mask if ppoll_again, else poll with
+ * timeout: the fortified forms' check of the array's length has passed in
+ * the first call, and the copy is ufd's.  Out of line, so that the
+ * wrappers' common case keeps a small frame.
  */
-__attribute__((noinline)) static int poll_again(enum ufd_call call,
-						struct pollfd *fds, nfds_t n,
-						int r, struct poll_args a)
+__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
+						int r, int ppoll_again,
+						int timeout,
+						const struct timespec *ts,
+						const sigset_t *mask)
 {
 	struct pollfd stack[POLL_STACK], *copy;
 	size_t mapped;
@@ -417,20 +413,10 @@ __attribute__((noinline)) static int poll_again(enum ufd_call call,
 		return r;
 	if (!copy) /* no room for a copy */
 		return ufd_ret(-ENOMEM);
-	switch (call) {
-	case UFD_CALL_poll:
-		r = UFD_REAL(poll)(copy, n, a.timeout);
-		break;
-	case UFD_CALL_ppoll:
-		r = UFD_REAL(ppoll)(copy, n, a.ts, a.mask);
-		break;
-	case UFD_CALL___poll_chk:
-		r = UFD_REAL(__poll_chk)(copy, n, a.timeout, a.fdslen);
-		break;
-	default:
-		r = UFD_REAL(__ppoll_chk)(copy, n, a.ts, a.mask, a.fdslen);
-		break;
-	}
+	if (ppoll_again)
+		r = UFD_REAL(ppoll)(copy, n, ts, mask);
+	else
+		r = UFD_REAL(poll)(copy, n, timeout);
 	return poll_finish(fds, copy, n, mapped, r);
 }
 
@@ -451,8 +437,7 @@ UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 
 	if (poll_done(r))
 		return r;
-	return poll_again(UFD_CALL_poll, fds, n, r,
-			  (struct poll_args){ .timeout = timeout });
+	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
@@ -462,8 +447,7 @@ UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeou
 
 	if (poll_done(r))
 		return r;
-	return poll_again(UFD_CALL_ppoll, fds, n, r,
-			  (struct poll_args){ .ts = timeout, .mask = mask });
+	return poll_again(fds, n, r, 1, 0, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
@@ -472,8 +456,7 @@ UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdsl
 
 	if (poll_done(r))
 		return r;
-	return poll_again(UFD_CALL___poll_chk, fds, n, r,
-			  (struct poll_args){ .timeout = timeout, .fdslen = fdslen });
+	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
@@ -484,9 +467,7 @@ UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 
 	if (poll_done(r))
 		return r;
-	return poll_again(UFD_CALL___ppoll_chk, fds, n, r,
-			  (struct poll_args){ .ts = timeout, .mask = mask,
-					      .fdslen = fdslen });
+	return poll_again(fds, n, r, 1, 0, timeout, mask);
 }
 
 /*
