@@ -181,9 +181,12 @@ UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 	unsigned int i, first;
 
 	/* A message that cannot be read needs nothing: the kernel's answer
-	 * (the count sent before it, or EFAULT) is the right one. */
+	 * (the count sent before it, or EFAULT) is the right one.  vec may
+	 * be NULL or unmapped: msg_hdr, the first member, is reached without
+	 * a member access. */
 	for (first = 0; vfd_any() && first < n; first++)
-		if (send_translated(-1, &vec[first].msg_hdr, 0, 1))
+		if (send_translated(-1, (const struct msghdr *)(const void *)(vec + first),
+				    0, 1))
 			break;
 	if (!vfd_any() || first == n)
 		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
