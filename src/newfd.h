@@ -64,14 +64,15 @@ static inline void newfd_std_fixup(int fd, int added)
 
 /*
  * Real descriptor fd, just made, becomes a virtual one at random, with its
- * kernel close-on-exec flag and ufd's close-on-fork mark as its flags,
+ * kernel close-on-exec flag (cloexec: 1 or 0 if the call knows it, else
+ * -1: asked of the kernel) and ufd's close-on-fork mark as its flags,
  * unless UFD_EXCLUDE names fd's number or the call.  Returns the virtual
  * descriptor, or fd itself, still open and real, if that cannot be made
  * (EMFILE, ENOMEM): the call succeeds with a real descriptor rather than
  * fail for ufd's sake.  Under UFD_REPORT the result, the number the
  * application gets, is recorded (report_created).  For UFD_MODE=all.
  */
-int newfd_virtual_or_real(int fd, enum ufd_call call);
+int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec);
 
 /*
  * The same for a call that asked for a virtual descriptor (O_UNSEQFD,
@@ -108,7 +109,7 @@ static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
 {
 	newfd_std_fixup(fd, added);
 	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
-		return newfd_virtual_or_real(fd, call); /* records it too */
+		return newfd_virtual_or_real(fd, call, cloexec); /* records it too */
 	if (__builtin_expect(ufd_settings.mode_random, 0) && fd > 2)
 		fd = random_fd_place(fd, from, call, cloexec);
 	if (__builtin_expect(ufd_settings.report != NULL, 0))
