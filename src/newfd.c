@@ -152,12 +152,16 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 	return vfd;
 }
 
-int newfd_virtual_or_close(int fd, unsigned flags)
+int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd = virtual_or_open(fd, flags);
 
-	if (vfd < 0)
+	if (vfd < 0) {
 		ufd_sys_close(fd);
+		return vfd;
+	}
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		return newfd_recorded(vfd, call);
 	return vfd;
 }
 
@@ -226,12 +230,8 @@ int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
 {
 	int r;
 
-	if (virt) {
-		r = newfd_virtual_or_close(fd, vflags);
-		if (r >= 0 && ufd_settings.report)
-			return newfd_recorded(r, call);
-		return r;
-	}
+	if (virt)
+		return newfd_virtual_or_close(fd, vflags, call);
 	if (vflags & VFD_CLOFORK) {
 		r = vfd_real_set_flags(fd, VFD_CLOFORK);
 		if (r < 0) {

@@ -27,23 +27,6 @@
 #include "vfd_table.h"
 
 /*
- * Could path name a descriptor: does it start with "/dev/fd/" or "/proc/"?
- * The first test of every path an open or a stat looks at while the
- * process holds a virtual descriptor, so unrolled, a byte at a time, and
- * no byte read past the first that differs (most paths differ in the
- * first two).
- */
-static inline int may_name_descriptor(const char *p)
-{
-	if (p[0] != '/')
-		return 0;
-	if (p[1] == 'd')
-		return p[2] == 'e' && p[3] == 'v' && p[4] == '/' && p[5] == 'f' &&
-		       p[6] == 'd' && p[7] == '/';
-	return p[1] == 'p' && p[2] == 'r' && p[3] == 'o' && p[4] == 'c' && p[5] == '/';
-}
-
-/*
  * p, just after "/proc/", past "self/", "thread-self/" or "<own pid>/":
  * the directories of this process (and thread) in /proc; else NULL.
  */
@@ -77,7 +60,7 @@ static const char *descriptor_in_path(const char *path, int *n, const char **res
 	const char *p, *q;
 	unsigned long value;
 
-	if (ufd_unmapped(path) || !may_name_descriptor(path))
+	if (ufd_unmapped(path) || !ufd_path_may_name_fd(path))
 		return NULL;
 	if (path[1] == 'd') {
 		p = path + sizeof("/dev/fd/") - 1;
@@ -196,7 +179,7 @@ size_t ufd_path_after(const char *path, int err)
 	enum names names;
 
 	if (!vfd_any() || !path_was_walked(err) || ufd_unmapped(path) ||
-	    !may_name_descriptor(path))
+	    !ufd_path_may_name_fd(path))
 		return 0;
 	/* A virtual N fails with ENOENT: the kernel has no such number.  A
 	 * backing one reaches ufd's descriptor, with success or an error of
