@@ -50,20 +50,23 @@ static int open_flags(int flags)
 	return (flags & ~OPEN_UFD_FLAGS) | (flags & O_UNSEQFD ? O_CLOEXEC : 0);
 }
 
+/* The VFD_* flags an open's flags ask for. */
+static unsigned open_vflags(int flags)
+{
+	return (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) | (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+}
+
 /* The descriptor fd (or -1) an open with these flags made, as the
  * application gets it. */
 static inline __attribute__((always_inline)) int
 open_result(int fd, int flags, int added, enum ufd_call call)
 {
-	unsigned vflags = (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
-			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
-
 	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
 		return ufd_ret_new_fd_known(fd, added, call, (flags & O_CLOEXEC) != 0);
 	/* newfd_finish_flagged's first case, without the detour. */
 	if (flags & O_UNSEQFD)
-		return ufd_ret(newfd_virtual_or_close(fd, vflags, call));
-	return ret_flagged(fd, 0, vflags, added, call);
+		return ufd_ret(newfd_virtual_or_close(fd, open_vflags(flags), call));
+	return ret_flagged(fd, 0, open_vflags(flags), added, call);
 }
 
 /*
