@@ -16,7 +16,8 @@
  *   - random:     uniformity (chi-square) and non-sequential draws with a
  *                 fixed seed, same seed same sequence, other seed other one;
  *   - growth:     the drawing range keeps max(4096, 4k) free slots for k
- *                 live, and the values chosen spread over it;
+ *                 live, also when exact allocations, put and release move
+ *                 live in jumps, and the values chosen spread over it;
  *   - concurrent: one writer mutating (and mapping new segments) while two
  *                 readers call fdmap_get and must never see garbage;
  *   - model:      a long random sequence of operations checked against a
