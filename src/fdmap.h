@@ -62,7 +62,7 @@ struct fdmap {
 	uint32_t range;	   /* random allocation draws from [0, range) */
 	uint32_t widen_at; /* the range is widened when live reaches this */
 	uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
-	uint64_t rng[4];   /* xoshiro256** state */
+	uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
 };
 
 /*
