@@ -2,9 +2,9 @@
 /*
  * alloc.c - where fdmap puts a new slot: alloc_from gives the lowest
  * free slot >= n across segments and to the end of the space (tcase
- * alloc_from); random draws uniform and seeded (tcase randomness); the
- * drawing range keeps max(4096, 4k) free slots for k live, however live
- * got there (tcase growth).
+ * alloc_from); random draws uniform and seeded, whichever segments are
+ * mapped (tcase randomness); the drawing range keeps max(4096, 4k) free
+ * slots for k live, however live got there (tcase growth).
  */
 #include "fdmap_test.h"
 
@@ -269,6 +269,43 @@ START_TEST(test_random_uniform_free)
 }
 END_TEST
 
+/*
+ * Which segments are mapped does not change the choice: a draw that lands
+ * on a free slot of a segment not mapped yet is taken like any other (to
+ * drop it would make such slots less likely than the others).  Two maps
+ * with the same seed and the same busy slots, one with segments 1 to 7
+ * mapped already, make the same draws.
+ */
+START_TEST(test_random_unmapped_same)
+{
+	struct fdmap *a = map_new(FDMAP_SPACE, 0x3a9);
+	struct fdmap *b = map_new(FDMAP_SPACE, 0x3a9);
+	uint32_t beyond = 0;
+
+	for (uint32_t s = 1; s < 8; s++) {
+		ck_assert_int_eq(fdmap_alloc_exact(a, s * SEG, 1), s * SEG);
+		ck_assert_uint_eq(fdmap_release(a, s * SEG), 1);
+	}
+	ck_assert_ptr_null(b->seg[1]);
+	/* Segment 0 nearly full: most draws land in segments 1 to 4. */
+	fill_exact(a, 0, 60000);
+	fill_exact(b, 0, 60000);
+	for (uint32_t i = 0; i < 200; i++) {
+		int64_t ra = fdmap_alloc_random(a, 2);
+		int64_t rb = fdmap_alloc_random(b, 2);
+
+		REQUIRE(ra >= 0 && ra == rb,
+			"draw %u: %lld with the segments mapped, %lld without",
+			i, (long long)ra, (long long)rb);
+		beyond += ra >= SEG;
+	}
+	ck_assert_uint_gt(beyond, 150);
+	ck_assert_ptr_nonnull(b->seg[1]);
+	map_free(a);
+	map_free(b);
+}
+END_TEST
+
 /* n draws from a fresh map seeded with seed, without release. */
 static void draw_seq(uint64_t seed, int64_t *out, uint32_t n)
 {
@@ -506,6 +543,7 @@ TCase *randomness_case(void)
 	tcase_add_test(tc, test_random_uniform);
 	tcase_add_test(tc, test_random_uniform_free);
 	tcase_add_test(tc, test_random_seeds);
+	tcase_add_test(tc, test_random_unmapped_same);
 	return tc;
 }
 
