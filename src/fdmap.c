@@ -7,11 +7,21 @@
  *   - bit w of busy_full[] is set  <=>  busy[w] == ~0;
  *   - bit s of seg_full[] is set   <=>  segment s exists and nbusy == 64Ki;
  *   - bit w of seg_full_full[] is set  <=>  seg_full[w] == ~0;
+ *   - nbusy == number of busy slots of its segment;
  *   - live == number of busy slots, all of them below limit;
  *   - range <= limit, and range - live >= min(limit - live,
  *     max(FDMAP_MIN_CHOICE, 4 * live)) after every random allocation's
- *     widening step.
+ *     widening step;
+ *   - widen_at <= limit is the lowest live for which that widening step
+ *     would change range (limit once range == limit), so that a random
+ *     allocation with live < widen_at skips it;
+ *   - reject == 2^32 mod range once range > 0 (Lemire's threshold).
  * A segment that does not exist is all free.
+ *
+ * The common case of alloc_random, alloc_exact, release and put runs in
+ * line, without saving registers; what is rare (a segment to map, a
+ * bitmap word that fills or was full, a widening, a rejected draw) is in
+ * COLD functions, which the common path tail-calls.
  */
 #include "fdmap.h"
 
@@ -23,11 +33,13 @@
 
 #define SEG_MASK (FDMAP_SEG_SLOTS - 1)
 #define BIT(i)   (1ULL << ((i) & 63))
+#define COLD     __attribute__((noinline, cold))
+#define INLINE   __attribute__((always_inline)) static inline
 
-/* Random draws tried before falling back to a scan; see fdmap_alloc_random. */
+/* Random draws tried before falling back to a scan; see alloc_random_slow. */
 #define RANDOM_TRIES 64
 
-/* ---- random numbers: xoshiro256**, seeded through splitmix64 ---- */
+/* ---- random numbers: wyrand, seeded through splitmix64 ---- */
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -38,43 +50,45 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-static uint64_t rotl(uint64_t x, int k)
+/*
+ * wyrand (Wang Yi's, the generator of Go's runtime and of Zig's standard
+ * library): a 64-bit counter mixed by one 64x64->128-bit multiplication.
+ * Its author reports it passing BigCrush and PractRand; it costs 9
+ * instructions where xoshiro256** took 22, of an allocation's 44.
+ */
+INLINE uint64_t rng_next(uint64_t *s)
 {
-	return (x << k) | (x >> (64 - k));
+	uint64_t x = (*s += 0xa0761d6478bd642fULL);
+	__uint128_t t = (__uint128_t)x * (x ^ 0xe7037ed1a0b428dbULL);
+
+	return (uint64_t)(t >> 64) ^ (uint64_t)t;
 }
 
-static uint64_t rng_next(uint64_t s[4])
+/*
+ * One draw of Lemire's method for [0, m->range): the product of a 32-bit
+ * random number and range, whose high half is the draw, to be rejected
+ * when its low half is below m->reject.  The accepted draws are exactly
+ * uniform.
+ */
+INLINE uint64_t rng_draw(struct fdmap *m)
 {
-	uint64_t result = rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return (rng_next(m->rng) >> 32) * m->range;
 }
 
-/* Uniform in [0, n), n > 0, without modulo bias (Lemire's method). */
-__attribute__((always_inline)) static inline uint32_t rng_below(uint64_t s[4], uint32_t n)
+/* Uniform in [0, m->range), m->range > 0. */
+static uint32_t rng_below(struct fdmap *m)
 {
-	uint64_t m = (rng_next(s) >> 32) * n;
+	uint64_t x;
 
-	if ((uint32_t)m < n) {
-		uint32_t threshold = -n % n;
-
-		while ((uint32_t)m < threshold)
-			m = (rng_next(s) >> 32) * n;
-	}
-	return (uint32_t)(m >> 32);
+	do
+		x = rng_draw(m);
+	while ((uint32_t)x < m->reject);
+	return (uint32_t)(x >> 32);
 }
 
 void fdmap_reseed(struct fdmap *m, uint64_t seed)
 {
-	for (int i = 0; i < 4; i++)
-		m->rng[i] = splitmix64(&seed);
+	m->rng[0] = splitmix64(&seed);
 }
 
 /* ---- bitmaps ---- */
@@ -117,44 +131,64 @@ static int64_t first_zero_2level(const uint64_t *lo, const uint64_t *hi,
 	return (int64_t)(w << 6 | __builtin_ctzll(clear));
 }
 
-__attribute__((always_inline)) static inline void mark_busy(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
+/*
+ * Count a slot of g made busy (d = 1) or free (d = -1).  live is m->live,
+ * which the common paths read before their store to the slot: the compiler
+ * would take that store for a possible write to it and read it again.
+ * Stored atomically: vfd_any() reads it without the lock.
+ */
+INLINE void count(struct fdmap *m, struct fdmap_seg *g, uint32_t live,
+		  int32_t d)
 {
-	uint32_t off = idx & SEG_MASK, w = off >> 6, s = idx >> FDMAP_SEG_SHIFT;
+	g->nbusy += (uint32_t)d;
+	__atomic_store_n(&m->live, live + (uint32_t)d, __ATOMIC_RELAXED);
+}
 
-	g->busy[w] |= BIT(off);
-	if (g->busy[w] == ~0ULL)
-		g->busy_full[w >> 6] |= BIT(w);
-	if (++g->nbusy == FDMAP_SEG_SLOTS) {
+/* take_in's rare case: slot idx has just made its busy word all ones, and
+ * maybe its segment full.  Returns idx. */
+static COLD int64_t busy_word_filled(struct fdmap *m, struct fdmap_seg *g,
+				     uint32_t idx)
+{
+	uint32_t w = (idx & SEG_MASK) >> 6, s = idx >> FDMAP_SEG_SHIFT;
+
+	g->busy_full[w >> 6] |= BIT(w);
+	count(m, g, m->live, 1);
+	if (g->nbusy == FDMAP_SEG_SLOTS) {
 		m->seg_full[s >> 6] |= BIT(s);
 		if (m->seg_full[s >> 6] == ~0ULL)
 			m->seg_full_full[s >> 12] |= BIT(s >> 6);
 	}
-	/* Stored atomically: vfd_any() reads it without the lock. */
-	__atomic_store_n(&m->live, m->live + 1, __ATOMIC_RELAXED);
+	return idx;
 }
 
-__attribute__((always_inline)) static inline void mark_free(struct fdmap *m, struct fdmap_seg *g, uint32_t idx)
+/* fdmap_release's rare case: busy slot idx is in a full busy word (maybe
+ * in a full segment).  Frees it and returns old, the value it held. */
+static COLD uint32_t release_in_full_word(struct fdmap *m, struct fdmap_seg *g,
+					  uint32_t idx, uint32_t old)
 {
-	uint32_t off = idx & SEG_MASK, w = off >> 6, s = idx >> FDMAP_SEG_SHIFT;
+	uint32_t w = (idx & SEG_MASK) >> 6, s = idx >> FDMAP_SEG_SHIFT;
 
-	/* The summaries change only when what they sum up was full: the
-	 * common release writes the busy word and the counts alone. */
-	if (g->busy[w] == ~0ULL)
-		g->busy_full[w >> 6] &= ~BIT(w);
-	g->busy[w] &= ~BIT(off);
-	if (g->nbusy-- == FDMAP_SEG_SLOTS) {
+	g->busy_full[w >> 6] &= ~BIT(w);
+	g->busy[w] &= ~BIT(idx);
+	if (g->nbusy == FDMAP_SEG_SLOTS) {
 		if (m->seg_full[s >> 6] == ~0ULL)
 			m->seg_full_full[s >> 12] &= ~BIT(s >> 6);
 		m->seg_full[s >> 6] &= ~BIT(s);
 	}
-	__atomic_store_n(&m->live, m->live - 1, __ATOMIC_RELAXED);
+	count(m, g, m->live, -1);
+	return old;
 }
 
-static int slot_is_busy(const struct fdmap *m, uint32_t idx)
+INLINE int seg_slot_is_busy(const struct fdmap_seg *g, uint32_t idx)
+{
+	return (g->busy[(idx & SEG_MASK) >> 6] & BIT(idx)) != 0;
+}
+
+INLINE int slot_is_busy(const struct fdmap *m, uint32_t idx)
 {
 	const struct fdmap_seg *g = m->seg[idx >> FDMAP_SEG_SHIFT];
 
-	return g && (g->busy[(idx & SEG_MASK) >> 6] & BIT(idx));
+	return g && seg_slot_is_busy(g, idx);
 }
 
 /* Lowest free slot >= from and < limit, or -1. */
@@ -190,36 +224,54 @@ static int64_t find_free_from(const struct fdmap *m, uint64_t from)
 
 /* ---- segments ---- */
 
-static struct fdmap_seg *seg_get(struct fdmap *m, uint32_t s)
+/*
+ * Store value in free slot idx of mapped segment g, mark it busy and
+ * return idx.  The summaries change only when a busy word fills, and a
+ * segment fills only as one of its words does: the common case writes the
+ * word and the counts alone.
+ */
+INLINE int64_t take_in(struct fdmap *m, struct fdmap_seg *g, uint32_t idx,
+		       uint32_t value)
 {
-	struct fdmap_seg *g = m->seg[s];
+	uint64_t *word = &g->busy[(idx & SEG_MASK) >> 6];
+	uint64_t w = *word | BIT(idx);
+	uint32_t live = m->live;
 
-	if (!g) {
-		/* Zero-filled and touched lazily: a segment costs only the
-		 * pages its busy slots fall in. */
-		void *p = ufd_sys_mmap(NULL, sizeof(*g), PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	__atomic_store_n(&g->slot[idx & SEG_MASK], value, __ATOMIC_RELEASE);
+	*word = w;
+	if (w == ~0ULL)
+		return busy_word_filled(m, g, idx);
+	count(m, g, live, 1);
+	return idx;
+}
 
-		if (ufd_sys_is_error((long)p))
-			return NULL;
-		g = p;
-		/* Publish only a fully formed segment to lock-free readers. */
-		__atomic_store_n(&m->seg[s], g, __ATOMIC_RELEASE);
-	}
-	return g;
+/* take() in a segment not mapped yet: map it, then take.  Returns idx or
+ * -ENOMEM. */
+static COLD int64_t take_unmapped(struct fdmap *m, uint32_t idx, uint32_t value)
+{
+	uint32_t s = idx >> FDMAP_SEG_SHIFT;
+	/* Zero-filled and touched lazily: a segment costs only the pages its
+	 * busy slots fall in. */
+	void *p = ufd_sys_mmap(NULL, sizeof(struct fdmap_seg),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (ufd_sys_is_error((long)p))
+		return -ENOMEM;
+	/* Publish only a fully formed segment to lock-free readers. */
+	__atomic_store_n(&m->seg[s], (struct fdmap_seg *)p, __ATOMIC_RELEASE);
+	return take_in(m, p, idx, value);
 }
 
 /* Store value in free slot idx (< limit) and return idx, or -ENOMEM.
  * Inlined: a call's prologue was a third of an allocation's cost. */
-__attribute__((always_inline)) static inline int64_t take(struct fdmap *m, uint32_t idx, uint32_t value)
+INLINE int64_t take(struct fdmap *m, uint32_t idx, uint32_t value)
 {
-	struct fdmap_seg *g = seg_get(m, idx >> FDMAP_SEG_SHIFT);
+	struct fdmap_seg *g = m->seg[idx >> FDMAP_SEG_SHIFT];
 
 	if (!g)
-		return -ENOMEM;
-	__atomic_store_n(&g->slot[idx & SEG_MASK], value, __ATOMIC_RELEASE);
-	mark_busy(m, g, idx);
-	return idx;
+		return take_unmapped(m, idx, value);
+	return take_in(m, g, idx, value);
 }
 
 /* ---- the interface ---- */
@@ -233,6 +285,8 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 	m->limit = limit;
 	m->live = 0;
 	m->range = 0;
+	m->widen_at = 0; /* the first random allocation sets the range */
+	m->reject = 0;
 	fdmap_reseed(m, seed);
 	return 0;
 }
@@ -249,24 +303,38 @@ void fdmap_destroy(struct fdmap *m)
  * Widen the drawing range, if needed, so that at least
  * max(FDMAP_MIN_CHOICE, 4 * live) slots in it are free (or all of [0, limit)
  * when that is smaller).  Steps of at least 1/8 keep widening rare while
- * holding memory near 5 slots per live descriptor.
+ * holding memory near 5 slots per live descriptor.  Then set widen_at, the
+ * live count at which that is needed again.
  */
 static void widen_range(struct fdmap *m)
 {
 	uint64_t choice = 4ULL * m->live, need;
+	uint32_t a, b;
 
 	if (choice < FDMAP_MIN_CHOICE)
 		choice = FDMAP_MIN_CHOICE;
 	need = m->live + choice;
-	if (m->range >= need || m->range == m->limit)
+	if (m->range < need && m->range < m->limit) {
+		if (need < m->range + m->range / 8ULL)
+			need = m->range + m->range / 8ULL;
+		need = (need + 63) & ~63ULL;
+		m->range = need < m->limit ? (uint32_t)need : m->limit;
+		m->reject = -m->range % m->range;
+	}
+	if (m->range == m->limit) {
+		m->widen_at = m->limit;
 		return;
-	if (need < m->range + m->range / 8ULL)
-		need = m->range + m->range / 8ULL;
-	need = (need + 63) & ~63ULL;
-	m->range = need < m->limit ? (uint32_t)need : m->limit;
+	}
+	/* live + max(MIN, 4 * live) <= range holds while live is at most
+	 * both range - MIN and range / 5 (range >= need >= MIN here). */
+	a = m->range - FDMAP_MIN_CHOICE;
+	b = m->range / 5;
+	m->widen_at = (a < b ? a : b) + 1;
 }
 
-int64_t fdmap_alloc_random(struct fdmap *m, uint32_t value)
+/* fdmap_alloc_random, all cases: its in-line part starts over here when
+ * its one draw is not the common case. */
+static COLD int64_t alloc_random_slow(struct fdmap *m, uint32_t value)
 {
 	int64_t idx;
 
@@ -274,7 +342,8 @@ int64_t fdmap_alloc_random(struct fdmap *m, uint32_t value)
 		return -EINVAL;
 	if (m->live >= m->limit)
 		return -EMFILE;
-	widen_range(m);
+	if (m->live >= m->widen_at)
+		widen_range(m);
 
 	/*
 	 * Rejection sampling is exactly uniform over the free slots in range,
@@ -284,12 +353,12 @@ int64_t fdmap_alloc_random(struct fdmap *m, uint32_t value)
 	 * scan, which takes the first free slot from a random point.
 	 */
 	for (int i = 0; i < RANDOM_TRIES; i++) {
-		uint32_t r = rng_below(m->rng, m->range);
+		uint32_t r = rng_below(m);
 
 		if (!slot_is_busy(m, r))
 			return take(m, r, value);
 	}
-	idx = find_free_from(m, rng_below(m->rng, m->range));
+	idx = find_free_from(m, rng_below(m));
 	if (idx < 0)
 		idx = find_free_from(m, 0);
 	if (idx < 0)
@@ -297,15 +366,47 @@ int64_t fdmap_alloc_random(struct fdmap *m, uint32_t value)
 	return take(m, (uint32_t)idx, value);
 }
 
+int64_t fdmap_alloc_random(struct fdmap *m, uint32_t value)
+{
+	struct fdmap_seg *g;
+	uint64_t x;
+	uint32_t r;
+
+	/*
+	 * In line, the common case: no widening due, and one draw that Lemire
+	 * accepts and that lands on a free slot.  A draw rejected either way
+	 * is dropped and alloc_random_slow draws afresh, which keeps the
+	 * choice exactly uniform; a free slot in a segment not mapped yet is
+	 * taken, not dropped.
+	 */
+	if (value == 0 || m->live >= m->widen_at)
+		return alloc_random_slow(m, value);
+	x = rng_draw(m);
+	if ((uint32_t)x < m->reject)
+		return alloc_random_slow(m, value);
+	r = (uint32_t)(x >> 32);
+	g = m->seg[r >> FDMAP_SEG_SHIFT];
+	if (!g)
+		return take_unmapped(m, r, value);
+	if (seg_slot_is_busy(g, r))
+		return alloc_random_slow(m, value);
+	return take_in(m, g, r, value);
+}
+
 int64_t fdmap_alloc_exact(struct fdmap *m, uint32_t idx, uint32_t value)
 {
+	struct fdmap_seg *g;
+
 	if (value == 0)
 		return -EINVAL;
 	if (idx >= m->limit)
 		return -ERANGE;
-	if (slot_is_busy(m, idx))
+	g = m->seg[idx >> FDMAP_SEG_SHIFT];
+	if (!g)
+		return take_unmapped(m, idx, value);
+	if (seg_slot_is_busy(g, idx))
 		return -EBUSY;
-	return take(m, idx, value);
+	return take_in(m, g, idx, value);
 }
 
 int64_t fdmap_alloc_from(struct fdmap *m, uint32_t idx, uint32_t value)
@@ -323,18 +424,26 @@ int64_t fdmap_alloc_from(struct fdmap *m, uint32_t idx, uint32_t value)
 uint32_t fdmap_release(struct fdmap *m, uint32_t idx)
 {
 	struct fdmap_seg *g;
-	uint32_t old;
+	uint64_t *word;
+	uint32_t old, live;
 
 	if (idx >= m->limit || !(g = m->seg[idx >> FDMAP_SEG_SHIFT]))
 		return 0;
+	live = m->live;
 	/* Writers are serialised, so a plain load and a release store do:
 	 * an atomic exchange would be a locked instruction and a full barrier
 	 * on x86, half the cost of an allocate+release pair. */
 	old = __atomic_load_n(&g->slot[idx & SEG_MASK], __ATOMIC_RELAXED);
-	if (old) {
-		__atomic_store_n(&g->slot[idx & SEG_MASK], 0, __ATOMIC_RELEASE);
-		mark_free(m, g, idx);
-	}
+	if (!old)
+		return 0;
+	__atomic_store_n(&g->slot[idx & SEG_MASK], 0, __ATOMIC_RELEASE);
+	/* The summaries change only when what they sum up was full: the
+	 * common release writes the busy word and the counts alone. */
+	word = &g->busy[(idx & SEG_MASK) >> 6];
+	if (*word == ~0ULL)
+		return release_in_full_word(m, g, idx, old);
+	*word &= ~BIT(idx);
+	count(m, g, live, -1);
 	return old;
 }
 
@@ -361,12 +470,16 @@ int fdmap_put(struct fdmap *m, uint32_t idx, uint32_t value)
 	if (idx >= m->limit)
 		return -ERANGE;
 	g = m->seg[idx >> FDMAP_SEG_SHIFT];
-	if (g && (g->busy[(idx & SEG_MASK) >> 6] & BIT(idx))) {
-		__atomic_store_n(&g->slot[idx & SEG_MASK], value, __ATOMIC_RELEASE);
-		return 0;
+	if (!g) {
+		r = take_unmapped(m, idx, value);
+		return r < 0 ? (int)r : 0;
 	}
-	r = take(m, idx, value);
-	return r < 0 ? (int)r : 0;
+	/* Busy or free, the slot gets the value; a free one is marked busy. */
+	if (seg_slot_is_busy(g, idx))
+		__atomic_store_n(&g->slot[idx & SEG_MASK], value, __ATOMIC_RELEASE);
+	else
+		take_in(m, g, idx, value);
+	return 0;
 }
 
 int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)

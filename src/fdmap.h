@@ -44,6 +44,8 @@
 #define FDMAP_NSEGS      (FDMAP_SPACE >> FDMAP_SEG_SHIFT) /* 12288 */
 #define FDMAP_MIN_CHOICE 4096U
 
+/* slot[] first: a call on a virtual descriptor (fdmap_get) then takes an
+ * instruction fewer than with busy[] first (bench/shim.sh). */
 struct fdmap_seg {
 	uint32_t slot[FDMAP_SEG_SLOTS];
 	uint64_t busy[FDMAP_SEG_SLOTS / 64];	/* bit per slot */
@@ -55,10 +57,12 @@ struct fdmap {
 	struct fdmap_seg *seg[FDMAP_NSEGS];	    /* NULL until first use */
 	uint64_t seg_full[FDMAP_NSEGS / 64];	    /* bit per full segment */
 	uint64_t seg_full_full[FDMAP_NSEGS / 4096]; /* bit per all-ones seg_full[] word */
-	uint32_t limit;	 /* slots [0, limit) may be used */
-	uint32_t live;	 /* busy slots */
-	uint32_t range;	 /* random allocation draws from [0, range) */
-	uint64_t rng[4]; /* xoshiro256** state */
+	uint32_t limit;	   /* slots [0, limit) may be used */
+	uint32_t live;	   /* busy slots */
+	uint32_t range;	   /* random allocation draws from [0, range) */
+	uint32_t widen_at; /* the range is widened when live reaches this */
+	uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
+	uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
 };
 
 /*

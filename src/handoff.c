@@ -34,6 +34,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <linux/memfd.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,6 +72,48 @@ static int survives(uint32_t v, int spawn)
  * before a spawn made it so (see set_inheritable). */
 #define MARK_WAS_INHERITABLE 0x10U
 
+/* Is real descriptor fd the backing descriptor of an open virtual one
+ * (not one a signal handler closed, whose number may be anyone's)? */
+static int backs_open_vfd(int64_t fd)
+{
+	uint32_t slot = revmap_get(&vfd_backing_map, (uint32_t)fd), v;
+
+	if (!slot)
+		return 0;
+	v = fdmap_get(&vfd_map, slot - 1);
+	return (v & VFD_BUSY) && vfd_backing_of(v) == fd;
+}
+
+/*
+ * Make the backing descriptor of every open virtual descriptor
+ * close-on-exec for the kernel, with one close_range(CLOSE_RANGE_CLOEXEC)
+ * per run of consecutive such numbers (no other descriptor is touched),
+ * or F_SETFD each where close_range cannot (before Linux 5.11).  Backing
+ * descriptors are made next to each other, mostly: a few calls for
+ * thousands.  Table lock held.
+ */
+static void backing_all_cloexec(void)
+{
+	int64_t first = revmap_next(&vfd_backing_map, 0), last, next;
+
+	while (first >= 0) {
+		if (!backs_open_vfd(first)) {
+			first = revmap_next(&vfd_backing_map, (uint32_t)first + 1);
+			continue;
+		}
+		last = first;
+		while ((next = revmap_next(&vfd_backing_map,
+					       (uint32_t)last + 1)) == last + 1 &&
+		       backs_open_vfd(next))
+			last = next;
+		if (ufd_sys6(SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC,
+			     0, 0, 0) < 0)
+			for (int64_t fd = first; fd <= last; fd++)
+				ufd_sys_fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+		first = next;
+	}
+}
+
 /*
  * Before an exec (inheritable 1): the backing descriptor of every virtual
  * descriptor that survives it loses the kernel's close-on-exec flag; for a
@@ -83,16 +126,18 @@ static void set_inheritable(int inheritable, int spawn)
 {
 	int64_t idx;
 
-	VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
-		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+	/* After: all of them, not just those that survive by their flags
+	 * now, which change without the lock and so may not be the ones
+	 * the backing descriptors were made inheritable by. */
+	if (!inheritable)
+		backing_all_cloexec();
+	else
+		VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
+			uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
-		/* After, not just those that survive by their flags now:
-		 * flags change without the lock, so they may not be the ones
-		 * the backing descriptors were made inheritable by. */
-		if (inheritable ? survives(v, spawn) : (v & VFD_BUSY) != 0)
-			ufd_sys_fcntl(vfd_backing_of(v), F_SETFD,
-				      inheritable ? 0 : FD_CLOEXEC);
-	}
+			if (survives(v, spawn))
+				ufd_sys_fcntl(vfd_backing_of(v), F_SETFD, 0);
+		}
 	if (!spawn)
 		return;
 	VFD_FOR_EACH_SLOT(&vfd_mark_map, idx, 0) {
@@ -288,7 +333,6 @@ struct handoff_entry {
 	unsigned long fd;  /* the backing descriptor, or the marked one */
 	unsigned long flags;
 	unsigned long dev, ino; /* the backing descriptor's file */
-	int open;	   /* e.fd is open here (and a backing one, on its file) */
 };
 
 /*
@@ -333,36 +377,44 @@ static const char *parse_entry(const char **s, struct handoff_entry *e)
 	/* ufd never backs a virtual descriptor with 0, 1 or 2. */
 	if (e->vfd && e->fd < 3)
 		return "a standard stream as a backing descriptor";
-	/* Not open, or (a backing descriptor) on another file: closed, or
-	 * replaced, on the way (a posix_spawn file action, say), so nothing
-	 * to take over. */
-	if (e->vfd) {
-		struct stat st;
-
-		e->open = ufd_sys_fstat((int)e->fd, &st) == 0 &&
-			  (unsigned long)st.st_dev == e->dev &&
-			  (unsigned long)st.st_ino == e->ino;
-	} else {
-		e->open = ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
-	}
 	*s = p + 1;
 	return NULL;
 }
 
-/* Undo the first n entries taken over from the hand-off at list. */
+/*
+ * Is entry e's descriptor open here, and (a backing one) on the file the
+ * entry names?  If not, it was closed or replaced on the way (a
+ * posix_spawn file action, say): nothing to take over.  One system call.
+ */
+static int entry_is_there(const struct handoff_entry *e)
+{
+	struct stat st;
+
+	if (!e->vfd)
+		return ufd_sys_fcntl((int)e->fd, F_GETFD, 0) >= 0;
+	return ufd_sys_fstat((int)e->fd, &st) == 0 &&
+	       (unsigned long)st.st_dev == e->dev &&
+	       (unsigned long)st.st_ino == e->ino;
+}
+
+/*
+ * Undo the first n entries of the hand-off at list, those taken over: the
+ * maps say which (an entry skipped as not there took nothing, and a
+ * backing descriptor's reverse entry names the slot that took it), so no
+ * system call is made again.
+ */
 static void handoff_undo(const char *list, int n)
 {
 	struct handoff_entry e;
 
 	while (n-- > 0 && !parse_entry(&list, &e)) {
-		if (!e.open)
-			continue;
-		if (e.vfd) {
-			fdmap_release(&vfd_map, (uint32_t)(e.vfd - FD_UNSEQ_BASE));
-			vfd_disown_backing((int)e.fd,
-					   (uint32_t)(e.vfd - FD_UNSEQ_BASE));
-		} else {
+		uint32_t idx = (uint32_t)(e.vfd - FD_UNSEQ_BASE);
+
+		if (!e.vfd) {
 			fdmap_release(&vfd_mark_map, (uint32_t)e.fd);
+		} else if (vfd_owner((int)e.fd) == (int)(FD_UNSEQ_BASE + idx)) {
+			fdmap_release(&vfd_map, idx);
+			vfd_disown_backing((int)e.fd, idx);
 		}
 	}
 }
@@ -377,8 +429,11 @@ static const char *handoff_install(const char *list, int *taken)
 
 	*taken = 0;
 	while (*s) {
+		int there;
+
 		why = parse_entry(&s, &e);
-		if (!why && !e.open) {
+		there = !why && entry_is_there(&e);
+		if (!why && !there) {
 			/* skipped */
 		} else if (!why && e.vfd) {
 			if (vfd_owner((int)e.fd) >= 0)
@@ -409,16 +464,18 @@ static const char *handoff_install(const char *list, int *taken)
 			return why;
 		}
 		n++;
-		*taken += e.vfd && e.open;
+		*taken += e.vfd && there;
 	}
 	/* Everything checked: the backing descriptors are ufd's again, and
-	 * close-on-exec for the kernel. */
-	for (s = list; *s && !parse_entry(&s, &e);) {
-		if (!e.open)
-			continue;
-		if (e.vfd)
-			ufd_sys_fcntl((int)e.fd, F_SETFD, FD_CLOEXEC);
-		placement_guard((int)e.fd);
+	 * close-on-exec for the kernel; calls on them and on the marked ones
+	 * take the checks (the guard goes down to the lowest of each). */
+	backing_all_cloexec();
+	for (int i = 0; i < 2; i++) {
+		int64_t lowest = i ? fdmap_next_busy(&vfd_mark_map, 0)
+				   : revmap_next(&vfd_backing_map, 0);
+
+		if (lowest >= 0)
+			placement_guard((int)lowest);
 	}
 	return NULL;
 }

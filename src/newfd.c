@@ -104,16 +104,13 @@ static int holds_posix_lock(int fd)
 /* ---- making a new descriptor virtual ---- */
 
 /*
- * Move real_fd, which the application's call just made, into the virtual
- * space: a duplicate in the backing area, then real_fd closed; or real_fd
- * adopted where it is, if closing it would drop the process's record
- * locks.  Returns the virtual descriptor, or -errno with real_fd still
- * open.
+ * Once the process has taken record locks: must real_fd, just made, be
+ * adopted as its backing descriptor where it is, because closing it would
+ * drop them?  Out of line: virtual_or_open's common case needs no frame
+ * for the file's stat.
  */
-static int virtual_or_open(int real_fd, unsigned flags)
+static __attribute__((noinline, cold)) int must_adopt(int real_fd)
 {
-	int vfd;
-
 	/*
 	 * Never 0, 1 or 2: no backing descriptor is a standard stream (the
 	 * exec hand-off refuses one).  Under UFD_MODE=all, where the
@@ -122,46 +119,72 @@ static int virtual_or_open(int real_fd, unsigned flags)
 	 * after would leave a window for another thread's new lock on the
 	 * file to be dropped.
 	 */
-	if (real_fd > 2 && newfd_posix_locks_taken() &&
-	    (ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
-				   : holds_posix_lock(real_fd))) {
-		UFD_LOG("%d: the process holds record locks on its file: "
-			"adopted, not closed", real_fd);
+	if (real_fd <= 2 || !(ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
+						     : holds_posix_lock(real_fd)))
+		return 0;
+	UFD_LOG("%d: the process holds record locks on its file: "
+		"adopted, not closed", real_fd);
+	return 1;
+}
+
+/*
+ * Move real_fd, which the application's call just made, into the virtual
+ * space: a duplicate in the backing area, then real_fd closed; or real_fd
+ * adopted where it is, if closing it would drop the process's record
+ * locks.  Returns the virtual descriptor, or -errno with real_fd still
+ * open.
+ */
+static inline int virtual_or_open(int real_fd, unsigned flags)
+{
+	int vfd;
+
+	if (__builtin_expect(newfd_posix_locks_taken(), 0) && must_adopt(real_fd))
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
-	}
 	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
 	if (vfd >= 0) {
 		/* Unmarked before the number is free: after, another thread
-		 * may get it, with a mark of its own. */
-		vfd_real_closing(real_fd);
+		 * may get it, with a mark of its own.  Below the guard there
+		 * is no mark (as close() knows). */
+		if (vfd_guarded(real_fd))
+			vfd_real_closing(real_fd);
 		ufd_sys_close(real_fd);
 	}
 	return vfd;
 }
 
-int newfd_virtual_or_close(int fd, unsigned flags)
+int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd = virtual_or_open(fd, flags);
 
-	if (vfd < 0)
+	if (vfd < 0) {
 		ufd_sys_close(fd);
+		return vfd;
+	}
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		return newfd_recorded(vfd, call);
 	return vfd;
 }
 
-int newfd_virtual_or_real(int fd, enum ufd_call call)
+int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec)
 {
-	int kernel_flags, vfd;
-	unsigned vflags;
+	int vfd;
+	unsigned vflags = 0;
 
-	if (ufd_settings_exclude(fd, call)) {
+	if (__builtin_expect(ufd_settings.exclude, 0) && ufd_settings_exclude(fd, call)) {
 		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name(call), fd);
 		vfd = fd;
 		goto made;
 	}
-	kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
-	vflags = vfd_real_get_flags(fd) & VFD_CLOFORK;
-	if (kernel_flags > 0 && (kernel_flags & FD_CLOEXEC))
+	if (cloexec < 0) {
+		int kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
+
+		cloexec = kernel_flags > 0 && (kernel_flags & FD_CLOEXEC);
+	}
+	if (cloexec)
 		vflags |= VFD_CLOEXEC;
+	/* A close-on-fork mark (O_CLOFORK): none below the guard. */
+	if (vfd_guarded(fd))
+		vflags |= vfd_real_get_flags(fd) & VFD_CLOFORK;
 	vfd = virtual_or_open(fd, vflags);
 	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
 	if (vfd < 0)
@@ -207,12 +230,8 @@ int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
 {
 	int r;
 
-	if (virt) {
-		r = newfd_virtual_or_close(fd, vflags);
-		if (r >= 0 && ufd_settings.report)
-			return newfd_recorded(r, call);
-		return r;
-	}
+	if (virt)
+		return newfd_virtual_or_close(fd, vflags, call);
 	if (vflags & VFD_CLOFORK) {
 		r = vfd_real_set_flags(fd, VFD_CLOFORK);
 		if (r < 0) {

@@ -64,21 +64,23 @@ static inline void newfd_std_fixup(int fd, int added)
 
 /*
  * Real descriptor fd, just made, becomes a virtual one at random, with its
- * kernel close-on-exec flag and ufd's close-on-fork mark as its flags,
+ * kernel close-on-exec flag (cloexec: 1 or 0 if the call knows it, else
+ * -1: asked of the kernel) and ufd's close-on-fork mark as its flags,
  * unless UFD_EXCLUDE names fd's number or the call.  Returns the virtual
  * descriptor, or fd itself, still open and real, if that cannot be made
  * (EMFILE, ENOMEM): the call succeeds with a real descriptor rather than
  * fail for ufd's sake.  Under UFD_REPORT the result, the number the
  * application gets, is recorded (report_created).  For UFD_MODE=all.
  */
-int newfd_virtual_or_real(int fd, enum ufd_call call);
+int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec);
 
 /*
  * The same for a call that asked for a virtual descriptor (O_UNSEQFD,
- * SOCK_UNSEQ), with VFD_* flags: returns the virtual descriptor, or
- * -errno with fd closed (the call fails).
+ * SOCK_UNSEQ), with VFD_* flags: returns the virtual descriptor (under
+ * UFD_REPORT recorded as call's), or -errno with fd closed (the call
+ * fails).
  */
-int newfd_virtual_or_close(int fd, unsigned flags);
+int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call);
 
 /*
  * fd, just made by the kernel, is at or past the application's soft
@@ -107,10 +109,14 @@ static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
 				    int from, int cloexec)
 {
 	newfd_std_fixup(fd, added);
-	if (__builtin_expect(ufd_settings.mode_all, 0) && fd > 2)
-		return newfd_virtual_or_real(fd, call); /* records it too */
-	if (__builtin_expect(ufd_settings.mode_random, 0) && fd > 2)
+	/* One branch for both modes, so that cloexec is worked out in it
+	 * only. */
+	if (__builtin_expect(ufd_settings.mode_all | ufd_settings.mode_random, 0) &&
+	    fd > 2) {
+		if (ufd_settings.mode_all) /* records it too */
+			return newfd_virtual_or_real(fd, call, cloexec);
 		fd = random_fd_place(fd, from, call, cloexec);
+	}
 	if (__builtin_expect(ufd_settings.report != NULL, 0))
 		return newfd_recorded(fd, call);
 	return fd;

@@ -225,7 +225,10 @@ static void read_exclude(void)
 			"ignoring UFD_EXCLUDE\n", s, item, why);
 		memset(call_excluded, 0, sizeof(call_excluded));
 		excluded_range_count = 0;
-	} else if (!ufd_settings.mode_all && !ufd_settings.mode_random) {
+		return;
+	}
+	ufd_settings.exclude = 1;
+	if (!ufd_settings.mode_all && !ufd_settings.mode_random) {
 		fprintf(stderr, "ufd: UFD_EXCLUDE is set but has no effect "
 			"without UFD_MODE=all or random\n");
 	}

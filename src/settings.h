@@ -34,6 +34,8 @@ struct ufd_settings {
 			      * descriptors (UFD_CLOEXEC, UFD_MODE other than
 			      * transparent, UFD_REPORT): one load tells a
 			      * creating wrapper it has nothing to do */
+	int exclude;	     /* UFD_EXCLUDE names a call or a number (see
+			      * ufd_settings_exclude) */
 	int inherit;	     /* UFD_INHERIT, 1 unless =0: children get ufd */
 	int seed_fixed;	     /* UFD_SEED was given ... */
 	uint64_t seed;	     /* ... and is this */

@@ -16,12 +16,12 @@
  * so may be looked up on first use (a program calls none of them from a
  * signal handler or a vfork child, where dlsym must not run).
  *
- * Putting a function in front of a real one (a checker that calls on):
- * call ufd_shim_resolve_all() first, and take UFD_REAL(name) as the next
- * function only after it.  A stub never overwrites a pointer that no
+ * Putting a function in front of a real one (a checker that calls on,
+ * UFD_REAL_PUT_FRONT) resolves that row first (ufd_shim_resolve), at
+ * whatever time it happens.  A stub never overwrites a pointer that no
  * longer points at it (it answers the call with what it found), so a
- * checker installed over a stub is not dropped, but it would pay a
- * look-up on every call.
+ * checker installed over a stub would not be dropped, but a checker
+ * calling on to the stub would pay a look-up on every call.
  */
 #include "shim.h"
 
@@ -164,7 +164,6 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 #include "calls.def"
 
 int ufd_interposed = 1;
-int ufd_resolved;
 const char *ufd_self_name;
 
 /* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
@@ -174,8 +173,8 @@ static const unsigned char lazy_row[UFD_NCALLS] = {
 };
 
 /*
- * The start-up walk (symbols.c), kept for ufd_shim_resolve_all; fast when
- * its answers stand for dlsym's.  stats counts the names each answered.
+ * The start-up walk (symbols.c); fast when its answers stand for
+ * dlsym's.  stats counts the names each answered.
  */
 static struct ufd_symbols start_syms;
 static int start_fast;
@@ -287,8 +286,9 @@ static void check_resolve(int all)
  * used at all (ufd loaded after libc, or by dlopen: the objects listed
  * after it are then not what RTLD_NEXT searches).  The UFD_LAZY rows are
  * left to their stubs, except under the settings whose features put
- * functions in front of real ones (UFD_REPORT, UFD_MODE), which then
- * find every pointer resolved.
+ * functions in front of real ones (UFD_REPORT, UFD_MODE): the walk then
+ * answers for them too, where ufd_shim_resolve would ask dlsym one name
+ * at a time.
  */
 void ufd_shim_init(void)
 {
@@ -309,12 +309,28 @@ void ufd_shim_init(void)
 	}
 	resolve_rows(all);
 	ufd_interposed = UFD_REAL(close) != missing_close;
-	__atomic_store_n(&ufd_resolved, 1, __ATOMIC_RELEASE);
 	if (__builtin_expect(ufd_settings.check_resolve, 0))
 		check_resolve(all);
 }
 
-void ufd_shim_resolve_all(void)
+/* dlsym, as the row's stub: the start-up walk's state is the
+ * constructor's, and this may run at any time, in any thread. */
+UFD_EARLY void ufd_shim_resolve(enum ufd_call call)
 {
-	resolve_rows(1);
+	int saved = errno;
+
+	switch (call) {
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                       \
+	case UFD_CALL_##name:                                             \
+		if (UFD_REAL(name) == resolve_##name)                     \
+			INSTALL_REAL(name, resolve_##name,                \
+				     lookup_real(#name, (void *)missing_##name)); \
+		break;
+#include "calls.def"
+	case UFD_NCALLS:
+		break;
+	}
+	errno = saved;
 }

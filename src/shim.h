@@ -104,21 +104,26 @@
  * stub that resolves it on first use.  Not async-signal-safe. */
 void ufd_shim_init(void);
 
-/* At start-up, after ufd_shim_init: resolve the UFD_LAZY rows too.  For
- * code that puts a function in front of a real one (UFD_REAL(name) is
- * then the real function, never a stub).  Not async-signal-safe. */
-void ufd_shim_resolve_all(void);
+/* Resolve call's real function now if its pointer is still the stub it
+ * starts at (before ufd's constructor has run, or a UFD_LAZY row before
+ * its first use), with dlsym as the stub would: then UFD_REAL(name) is
+ * the real function, or one put in front of it, never a stub.  Keeps
+ * errno.  Not async-signal-safe. */
+void ufd_shim_resolve(enum ufd_call call);
 
 /*
  * Put fn in front of NAME's real function: prev (a pointer variable of
  * the same type) gets the function fn replaces, which fn must call on;
  * that may itself be one put in front before (random mode's close, then
- * the sanitizer's).  UFD_REAL(name) must be resolved, not its stub (see
- * ufd_shim_resolve_all).  The one way ufd_real_NAME changes after
- * start-up's resolution.
+ * the sanitizer's).  The row is resolved first, at any time (even before
+ * ufd's constructor): prev saved while the pointer is still its stub
+ * would have fn look the real function up on every call.  The one way
+ * ufd_real_NAME changes after start-up's resolution.  Not
+ * async-signal-safe.
  */
 #define UFD_REAL_PUT_FRONT(name, fn, prev)                                   \
 	do {                                                                 \
+		ufd_shim_resolve(UFD_CALL_##name);                           \
 		__atomic_store_n(&(prev), UFD_REAL(name), __ATOMIC_RELEASE); \
 		__atomic_store_n(&ufd_real_##name, (fn), __ATOMIC_RELEASE);  \
 	} while (0)
@@ -242,10 +247,6 @@ void ufd_exec_init(void);
 /* Close fd, virtual or real, as the application's close() does.
  * Returns 0 or -errno. */
 int ufd_close(int fd);
-
-/* 1 once ufd_shim_init has resolved every real function: no pointer is
- * its stub any more. */
-extern int ufd_resolved;
 
 /* libufd.so's file name as the loader has it (absolute, or as
  * LD_PRELOAD gave it), found by ufd_shim_init's walk; NULL if it was not. */

@@ -40,8 +40,11 @@ extern char **environ;
 #define HANDOFF_VAR "UFD_HANDOFF"
 #define PRELOAD_VAR "LD_PRELOAD"
 
-/* libufd.so's absolute path, for the children's LD_PRELOAD. */
-static char self_path[PATH_MAX];
+/* libufd.so's absolute path, for the children's LD_PRELOAD ("" if
+ * unknown): the dynamic linker's own name for it, which lives as long as
+ * the library, or realpath's answer in resolved_path. */
+static const char *self_path = "";
+static char resolved_path[PATH_MAX];
 /* ufd came in through LD_PRELOAD: children get it too. */
 static int preloaded;
 
@@ -69,12 +72,10 @@ void ufd_exec_init(void)
 	 * dladdr, which searches ufd's whole symbol table, only without. */
 	if (!name && dladdr((void *)ufd_exec_init, &info))
 		name = info.dli_fname;
-	if (name && *name) {
-		if (name[0] == '/')
-			snprintf(self_path, sizeof(self_path), "%s", name);
-		else if (!UFD_REAL(realpath)(name, self_path))
-			self_path[0] = '\0';
-	}
+	if (name && name[0] == '/')
+		self_path = name;
+	else if (name && *name && UFD_REAL(realpath)(name, resolved_path))
+		self_path = resolved_path;
 	s = getenv(PRELOAD_VAR);
 	preloaded = s && lists_ufd(s);
 	if (getenv(HANDOFF_VAR)) {
@@ -110,32 +111,105 @@ struct exec_env {
  * "Differences from the kernel").
  */
 
-/* envp[i] into *e.  0, or -EFAULT. */
-static int env_entry(char *const envp[], size_t i, char **e)
-{
-	return ufd_sys_read_self(e, &envp[i], sizeof(*e)) == (long)sizeof(*e) ? 0 : -EFAULT;
-}
-
 enum { ENV_OTHER, ENV_PRELOAD, ENV_HANDOFF };
+
+/* The first bytes of an entry: enough to tell its kind. */
+#define ENV_HEAD sizeof(HANDOFF_VAR "=")
+
+/* The kind of an entry whose first n bytes (at most ENV_HEAD) are head,
+ * or -EFAULT if it goes on past them into unreadable memory. */
+static int head_kind(const char *head, size_t n)
+{
+	if (n < ENV_HEAD && !memchr(head, '\0', n))
+		return -EFAULT;
+	if (n >= strlen(PRELOAD_VAR "=") &&
+	    !memcmp(head, PRELOAD_VAR "=", strlen(PRELOAD_VAR "=")))
+		return ENV_PRELOAD;
+	if (n >= strlen(HANDOFF_VAR "=") &&
+	    !memcmp(head, HANDOFF_VAR "=", strlen(HANDOFF_VAR "=")))
+		return ENV_HANDOFF;
+	return ENV_OTHER;
+}
 
 /* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
  * its first bytes; -EFAULT if they cannot be read up to its end. */
 static int env_kind(const char *e)
 {
-	char head[sizeof(HANDOFF_VAR "=")];
+	char head[ENV_HEAD];
 	long n = ufd_sys_read_self(head, e, sizeof(head));
 
-	if (n < 0)
-		return (int)n;
-	if ((size_t)n < sizeof(head) && !memchr(head, '\0', (size_t)n))
-		return -EFAULT; /* it goes on into unreadable memory */
-	if ((size_t)n >= strlen(PRELOAD_VAR "=") &&
-	    !memcmp(head, PRELOAD_VAR "=", strlen(PRELOAD_VAR "=")))
-		return ENV_PRELOAD;
-	if ((size_t)n >= strlen(HANDOFF_VAR "=") &&
-	    !memcmp(head, HANDOFF_VAR "=", strlen(HANDOFF_VAR "=")))
-		return ENV_HANDOFF;
-	return ENV_OTHER;
+	return n < 0 ? (int)n : head_kind(head, (size_t)n);
+}
+
+/*
+ * Entries of an environment read a batch at a time: the pointers in one
+ * read, the first bytes of the strings in one more (read one by one, an
+ * entry took two system calls and a pid look-up each, and an exec reads
+ * them twice).
+ */
+#define ENV_BATCH 64
+
+struct env_batch {
+	char *e[ENV_BATCH];
+	int kind[ENV_BATCH];
+	size_t n; /* entries read, the NULL not counted */
+	int last; /* the NULL came after them */
+};
+
+/* The kinds of b's n entries: their first bytes in one read, split at
+ * page boundaries; entry by entry where that read stops short. */
+static int env_kinds(struct env_batch *b)
+{
+	char head[ENV_BATCH][ENV_HEAD];
+	struct ufd_iovec mine[2 * ENV_BATCH], theirs[2 * ENV_BATCH];
+	size_t k = 0, j;
+	long want = 0;
+
+	for (j = 0; j < b->n; j++) {
+		uintptr_t at = (uintptr_t)b->e[j];
+		size_t first = 4096 - (at & 4095);
+
+		if (first > ENV_HEAD)
+			first = ENV_HEAD;
+		mine[k] = (struct ufd_iovec){ head[j], first };
+		theirs[k++] = (struct ufd_iovec){ b->e[j], first };
+		if (first < ENV_HEAD) {
+			mine[k] = (struct ufd_iovec){ head[j] + first, ENV_HEAD - first };
+			theirs[k++] = (struct ufd_iovec){ b->e[j] + first,
+							  ENV_HEAD - first };
+		}
+		want += (long)ENV_HEAD;
+	}
+	if (k && ufd_sys_read_self_pieces(mine, theirs, k) == want) {
+		for (j = 0; j < b->n; j++)
+			b->kind[j] = head_kind(head[j], ENV_HEAD);
+		return 0;
+	}
+	/* An entry near the end of readable memory, or no
+	 * process_vm_readv: each by itself. */
+	for (j = 0; j < b->n; j++)
+		if ((b->kind[j] = env_kind(b->e[j])) < 0)
+			return -EFAULT;
+	return 0;
+}
+
+/* Read the batch of envp's entries from `from` into b: 0, or -EFAULT
+ * where the array or an entry's first bytes cannot be read. */
+static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
+{
+	long got = ufd_sys_read_self(b->e, &envp[from], sizeof(b->e));
+	size_t have;
+
+	if (got < 0)
+		return -EFAULT;
+	have = (size_t)got / sizeof(b->e[0]);
+	for (b->n = 0; b->n < have && b->e[b->n]; b->n++)
+		;
+	b->last = b->n < have;
+	/* Stopped short, without the NULL: unreadable memory. */
+	if (!b->last && have < ENV_BATCH)
+		return -EFAULT;
+	return env_kinds(b);
 }
 
 /* strlen(s), or -EFAULT if s does not end in readable memory. */
@@ -176,24 +250,27 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 {
 	const size_t preload_name = strlen(PRELOAD_VAR "=");
 	const char *preload = NULL;
-	size_t n = 0, i, k = 0, text_len = 0;
+	size_t n = 0, i, j, k = 0, text_len = 0;
 	long value_len = 0;
-	int handing_off, add_ufd, stale = 0, err, kind;
-	char **v, *text, *e;
+	int handing_off, add_ufd, stale = 0, err;
+	struct env_batch b;
+	char **v, *text;
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
 	/* Read first, before anything is locked or made inheritable. */
-	for (n = 0; envp; n++) {
-		if (env_entry(envp, n, &e) < 0)
+	for (n = 0; envp; n += b.n) {
+		if (env_read_batch(envp, n, &b) < 0)
 			return 0;
-		if (!e)
+		for (j = 0; j < b.n; j++) {
+			if (b.kind[j] == ENV_PRELOAD)
+				preload = b.e[j];
+			stale |= b.kind[j] == ENV_HANDOFF;
+		}
+		if (b.last) {
+			n += b.n;
 			break;
-		if ((kind = env_kind(e)) < 0)
-			return 0;
-		if (kind == ENV_PRELOAD)
-			preload = e;
-		stale |= kind == ENV_HANDOFF;
+		}
 	}
 	if (preload && (value_len = env_strlen(preload + preload_name)) < 0)
 		return 0;
@@ -244,11 +321,17 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 		strcpy(end, self_path);
 		v[k++] = text;
 	}
-	for (i = 0; i < n; i++) {
-		if (env_entry(envp, i, &e) < 0 || !e || (kind = env_kind(e)) < 0)
-			goto unreadable; /* changed meanwhile by another thread */
-		if (kind != ENV_HANDOFF && !(add_ufd && kind == ENV_PRELOAD))
-			v[k++] = e;
+	for (i = 0; i < n; i += b.n) {
+		/* Read again: another thread may have changed it meanwhile. */
+		if (env_read_batch(envp, i, &b) < 0 ||
+		    (b.last && i + b.n < n))
+			goto unreadable;
+		if (b.n > n - i)
+			b.n = n - i;
+		for (j = 0; j < b.n; j++)
+			if (b.kind[j] != ENV_HANDOFF &&
+			    !(add_ufd && b.kind[j] == ENV_PRELOAD))
+				v[k++] = b.e[j];
 	}
 	if (handing_off)
 		v[k++] = x->handoff;

@@ -27,8 +27,9 @@
 /*
  * The result r of a real call that made a descriptor for a call with
  * ufd's own flags (newfd_finish_flagged), as the application gets it.
+ * Out of line: its callers' common case (no ufd flag) then needs no frame.
  */
-static int ret_flagged(int r, int virt, unsigned vflags, int added,
+static __attribute__((noinline)) int ret_flagged(int r, int virt, unsigned vflags, int added,
 		       enum ufd_call call)
 {
 	return r < 0 ? r : ufd_ret(newfd_finish_flagged(r, virt, vflags, added, call));
@@ -49,14 +50,23 @@ static int open_flags(int flags)
 	return (flags & ~OPEN_UFD_FLAGS) | (flags & O_UNSEQFD ? O_CLOEXEC : 0);
 }
 
-static int open_result(int fd, int flags, int added, enum ufd_call call)
+/* The VFD_* flags an open's flags ask for. */
+static unsigned open_vflags(int flags)
+{
+	return (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) | (flags & O_CLOFORK ? VFD_CLOFORK : 0);
+}
+
+/* The descriptor fd (or -1) an open with these flags made, as the
+ * application gets it. */
+static inline __attribute__((always_inline)) int
+open_result(int fd, int flags, int added, enum ufd_call call)
 {
 	if (fd < 0 || !(flags & OPEN_UFD_FLAGS))
 		return ufd_ret_new_fd_known(fd, added, call, (flags & O_CLOEXEC) != 0);
-	return ret_flagged(fd, flags & O_UNSEQFD,
-		       (flags & O_CLOEXEC ? VFD_CLOEXEC : 0) |
-			       (flags & O_CLOFORK ? VFD_CLOFORK : 0),
-		       added, call);
+	/* newfd_finish_flagged's first case, without the detour. */
+	if (flags & O_UNSEQFD)
+		return ufd_ret(newfd_virtual_or_close(fd, open_vflags(flags), call));
+	return ret_flagged(fd, 0, open_vflags(flags), added, call);
 }
 
 /*
@@ -77,32 +87,48 @@ static inline int open_plain(int flags)
  * open that may create or truncate has its path looked at first; any
  * other, after (opened through a backing descriptor's number, the
  * descriptor is not the application's: closed, and the call made on the
- * rewritten path for the kernel's ENOENT).
+ * rewritten path for the kernel's ENOENT).  The rewriting is name's
+ * OPEN_REWRITTEN function, called with the slow function's own
+ * parameters, fwd.
  */
-#define OPEN_SLOW(name, path, flags, ...)                                      \
+#define OPEN_SLOW(name, path, flags, fwd, ...)                                 \
 	do {                                                                   \
 		int added_ = newfd_add_cloexec(&flags, O_CLOEXEC), r_;         \
 		size_t n_;                                                     \
 		if (vfd_any() && (flags & (O_CREAT | O_TRUNC)) &&              \
-		    (n_ = ufd_path_before(path))) {                            \
-			char buf_[n_];                                         \
-			path = ufd_path(path, buf_, n_);                       \
-			return open_result(UFD_REAL(name)(__VA_ARGS__), flags, \
-					   added_, UFD_CALL_##name);           \
-		}                                                              \
+		    (n_ = ufd_path_before(path)))                              \
+			return name##_rewritten(0, 0, n_, added_, UFD_UNPAREN fwd); \
 		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
-		if (vfd_any() && (n_ = ufd_path_after(path, r_ < 0 ? errno : 0))) { \
-			char buf_[n_];                                         \
-			const char *was_ = path;                               \
-			if ((path = ufd_path(path, buf_, n_)) != was_) {       \
-				if (r_ >= 0)                                   \
-					ufd_sys_close(r_);                     \
-				r_ = UFD_REAL(name)(__VA_ARGS__);              \
-			}                                                      \
-			return open_result(r_, flags, added_, UFD_CALL_##name); \
-		}                                                              \
+		/* After a success the kernel has read the path: its first  \
+		 * test (text.h) is made here, without a call. */              \
+		if (vfd_any() && (r_ < 0 || ufd_path_may_name_fd(path)) &&     \
+		    (n_ = ufd_path_after(path, r_ < 0 ? errno : 0)))           \
+			return name##_rewritten(1, r_, n_, added_, UFD_UNPAREN fwd); \
 		return open_result(r_, flags, added_, UFD_CALL_##name);        \
 	} while (0)
+
+/*
+ * name##_rewritten(made, r, n, added, params...): OPEN_SLOW's rare part,
+ * out of line, so that the common one needs no frame for the buffer (n
+ * bytes, as ufd_path_before or ufd_path_after said): the call made on the
+ * rewritten path (made 0), or made again if the path was rewritten (made
+ * 1, r the first call's result, a descriptor it made closed first).
+ * __VA_ARGS__: the real function's arguments.
+ */
+#define OPEN_REWRITTEN(name, params, ...)                                      \
+	static __attribute__((noinline, cold)) int name##_rewritten(           \
+		int made, int r, size_t n, int added, UFD_UNPAREN params)      \
+	{                                                                      \
+		char buf[n];                                                   \
+		const char *was = path;                                        \
+		path = ufd_path(path, buf, n);                                 \
+		if (!made || path != was) {                                    \
+			if (made && r >= 0)                                    \
+				ufd_sys_close(r);                              \
+			r = UFD_REAL(name)(__VA_ARGS__);                       \
+		}                                                              \
+		return open_result(r, flags, added, UFD_CALL_##name);          \
+	}
 
 /*
  * The entry points that take an optional mode.  libc declares them
@@ -132,9 +158,12 @@ static inline int open_plain(int flags)
 	}
 #endif
 
+OPEN_REWRITTEN(open, (const char *path, int flags, mode_t mode),
+	       path, open_flags(flags), mode)
+
 __attribute__((noinline)) static int open_slow(const char *path, int flags, mode_t mode)
 {
-	OPEN_SLOW(open, path, flags, path, open_flags(flags), mode);
+	OPEN_SLOW(open, path, flags, (path, flags, mode), path, open_flags(flags), mode);
 }
 
 OPEN_ENTRY(open, const char *path, int flags)
@@ -145,9 +174,12 @@ OPEN_ENTRY(open, const char *path, int flags)
 	return open_slow(path, flags, mode);
 }
 
+OPEN_REWRITTEN(open64, (const char *path, int flags, mode_t mode),
+	       path, open_flags(flags), mode)
+
 __attribute__((noinline)) static int open64_slow(const char *path, int flags, mode_t mode)
 {
-	OPEN_SLOW(open64, path, flags, path, open_flags(flags), mode);
+	OPEN_SLOW(open64, path, flags, (path, flags, mode), path, open_flags(flags), mode);
 }
 
 OPEN_ENTRY(open64, const char *path, int flags)
@@ -159,11 +191,15 @@ OPEN_ENTRY(open64, const char *path, int flags)
 }
 
 /* With no virtual descriptor, dirfd cannot be one, nor a backing one. */
+OPEN_REWRITTEN(openat, (int dirfd, const char *path, int flags, mode_t mode),
+	       dirfd, path, open_flags(flags), mode)
+
 __attribute__((noinline)) static int openat_slow(int dirfd, const char *path,
 						 int flags, mode_t mode)
 {
 	dirfd = vfd_translate(dirfd);
-	OPEN_SLOW(openat, path, flags, dirfd, path, open_flags(flags), mode);
+	OPEN_SLOW(openat, path, flags, (dirfd, path, flags, mode), dirfd, path,
+		  open_flags(flags), mode);
 }
 
 OPEN_ENTRY(openat, int dirfd, const char *path, int flags)
@@ -174,11 +210,15 @@ OPEN_ENTRY(openat, int dirfd, const char *path, int flags)
 	return openat_slow(dirfd, path, flags, mode);
 }
 
+OPEN_REWRITTEN(openat64, (int dirfd, const char *path, int flags, mode_t mode),
+	       dirfd, path, open_flags(flags), mode)
+
 __attribute__((noinline)) static int openat64_slow(int dirfd, const char *path,
 						   int flags, mode_t mode)
 {
 	dirfd = vfd_translate(dirfd);
-	OPEN_SLOW(openat64, path, flags, dirfd, path, open_flags(flags), mode);
+	OPEN_SLOW(openat64, path, flags, (dirfd, path, flags, mode), dirfd, path,
+		  open_flags(flags), mode);
 }
 
 OPEN_ENTRY(openat64, int dirfd, const char *path, int flags)
@@ -190,9 +230,11 @@ OPEN_ENTRY(openat64, int dirfd, const char *path, int flags)
 }
 
 /* The fortify entry points: open() without a mode argument. */
+OPEN_REWRITTEN(__open_2, (const char *path, int flags), path, open_flags(flags))
+
 __attribute__((noinline)) static int open_2_slow(const char *path, int flags)
 {
-	OPEN_SLOW(__open_2, path, flags, path, open_flags(flags));
+	OPEN_SLOW(__open_2, path, flags, (path, flags), path, open_flags(flags));
 }
 
 UFD_PUBLIC int __open_2(const char *path, int flags)
@@ -202,9 +244,11 @@ UFD_PUBLIC int __open_2(const char *path, int flags)
 	return open_2_slow(path, flags);
 }
 
+OPEN_REWRITTEN(__open64_2, (const char *path, int flags), path, open_flags(flags))
+
 __attribute__((noinline)) static int open64_2_slow(const char *path, int flags)
 {
-	OPEN_SLOW(__open64_2, path, flags, path, open_flags(flags));
+	OPEN_SLOW(__open64_2, path, flags, (path, flags), path, open_flags(flags));
 }
 
 UFD_PUBLIC int __open64_2(const char *path, int flags)
@@ -214,10 +258,14 @@ UFD_PUBLIC int __open64_2(const char *path, int flags)
 	return open64_2_slow(path, flags);
 }
 
+OPEN_REWRITTEN(__openat_2, (int dirfd, const char *path, int flags),
+	       dirfd, path, open_flags(flags))
+
 __attribute__((noinline)) static int openat_2_slow(int dirfd, const char *path, int flags)
 {
 	dirfd = vfd_translate(dirfd);
-	OPEN_SLOW(__openat_2, path, flags, dirfd, path, open_flags(flags));
+	OPEN_SLOW(__openat_2, path, flags, (dirfd, path, flags), dirfd, path,
+		  open_flags(flags));
 }
 
 UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
@@ -227,11 +275,15 @@ UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
 	return openat_2_slow(dirfd, path, flags);
 }
 
+OPEN_REWRITTEN(__openat64_2, (int dirfd, const char *path, int flags),
+	       dirfd, path, open_flags(flags))
+
 __attribute__((noinline)) static int openat64_2_slow(int dirfd, const char *path,
 						     int flags)
 {
 	dirfd = vfd_translate(dirfd);
-	OPEN_SLOW(__openat64_2, path, flags, dirfd, path, open_flags(flags));
+	OPEN_SLOW(__openat64_2, path, flags, (dirfd, path, flags), dirfd, path,
+		  open_flags(flags));
 }
 
 UFD_PUBLIC int __openat64_2(int dirfd, const char *path, int flags)

@@ -170,22 +170,33 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 }
 
 /*
- * sendmmsg with virtual SCM_RIGHTS descriptors: one sendmsg per message,
- * with sendmmsg's own result rules (the count sent, or -1 if the first
- * message failed).
+ * sendmmsg with virtual SCM_RIGHTS descriptors: the messages before the
+ * first that needs translating go in one real sendmmsg, not read again
+ * after their probe; from that one on, one sendmsg per message (which
+ * reads that first one a second time), with sendmmsg's own result rules
+ * (the count sent, or -1 if the first message failed).
  */
 UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
 {
-	unsigned int i;
+	unsigned int i, first;
 
 	/* A message that cannot be read needs nothing: the kernel's answer
-	 * (the count sent before it, or EFAULT) is the right one. */
-	for (i = 0; vfd_any() && i < n; i++)
-		if (send_translated(-1, &vec[i].msg_hdr, 0, 1))
+	 * (the count sent before it, or EFAULT) is the right one.  vec may
+	 * be NULL or unmapped: msg_hdr, the first member, is reached without
+	 * a member access. */
+	for (first = 0; vfd_any() && first < n; first++)
+		if (send_translated(-1, (const struct msghdr *)(const void *)(vec + first),
+				    0, 1))
 			break;
-	if (!vfd_any() || i == n)
+	if (!vfd_any() || first == n)
 		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
-	for (i = 0; i < n; i++) {
+	if (first) {
+		int r = UFD_REAL(sendmmsg)(vfd_translate(fd), vec, first, flags);
+
+		if (r < (int)first)
+			return r;
+	}
+	for (i = first; i < n; i++) {
 		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
 
 		if (r < 0)
@@ -242,49 +253,6 @@ UFD_PUBLIC int getsockopt(int fd, int level, int name, void *val, socklen_t *len
 #define POLL_STACK 64
 
 /*
- * A copy of fds (which the kernel has just read: it can be) with every
- * entry translated: a virtual descriptor's backing one, VFD_NO_FD for a
- * backing descriptor's own number, a closed virtual number kept, so that
- * the kernel answers POLLNVAL for both as for any closed descriptor.  In
- * stack (room for POLL_STACK) or a new mapping (*mapped set to its
- * length); NULL if the mapping fails.
- */
-static struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
-				     struct pollfd *stack, size_t *mapped)
-{
-	struct pollfd *copy = stack;
-
-	*mapped = 0;
-	if (n > POLL_STACK) {
-		*mapped = n * sizeof(*fds);
-		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
-				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ufd_sys_is_error((long)copy))
-			return NULL;
-	}
-	__builtin_memcpy(copy, fds, n * sizeof(*fds));
-	vfd_translate_each(&copy->fd, n, sizeof(*copy));
-	return copy;
-}
-
-/* Give the caller the revents of the copy, and free the copy.  errno is
- * the real call's: nothing here sets it (raw munmap). */
-static int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
-		       size_t mapped, int ret)
-{
-	if (ret >= 0) {
-		const struct pollfd *c = copy, *end = copy + n;
-
-#pragma GCC unroll 4
-		for (; c != end; c++, fds++)
-			fds->revents = c->revents;
-	}
-	if (mapped)
-		ufd_sys_munmap(copy, mapped);
-	return ret;
-}
-
-/*
  * Does the array, which the kernel has just read and written, name an
  * open virtual descriptor or a backing descriptor?  Then the call must be
  * made again on a translated copy: the kernel answered POLLNVAL for the
@@ -298,51 +266,211 @@ static int poll_names_ufd(const struct pollfd *fds, nfds_t n)
 	return 0;
 }
 
+/* Two pollfd entries, in one SSE2 register on x86-64 (GCC's generic
+ * vectors elsewhere): the unit of poll_copy_seg's copy. */
+typedef uint32_t poll_pair __attribute__((vector_size(16)));
+
 /*
- * The body of the four poll wrappers.  The kernel reads the array first:
- * args name the caller's array `fds` and are made once as they are.  Only
- * if the process holds virtual descriptors and the call found something
- * (an entry with a virtual number makes the kernel return at once, with
- * POLLNVAL for it) is the array looked at, and if it names one of ufd's
- * numbers, the call is made again with `fds` a translated copy, whose
- * revents are handed back.  Never reads an array the kernel could not.
+ * The common array of a program that polls virtual descriptors: every
+ * entry an open one, all in one segment of the map (as all are in a
+ * process with fewer than 65,536).  Copies the n entries of fds to copy,
+ * translated, and returns 1 if the array is such; else 0, copy's content
+ * unspecified.  Lock-free and async-signal-safe, as vfd_translate.
+ *
+ * Two passes without a branch per entry, loops the compiler unrolls: the
+ * first copies two entries with one vector load and store and accumulates
+ * the OR and the AND of the words, of which words 0 and 2 are the numbers
+ * (the numbers share their high bits, their segment, only if those agree);
+ * the second reads each number's slot, from the copy that was checked (the
+ * caller's array may change meanwhile), and ANDs the slots so that one
+ * test after the loop says whether all were open.  This is all the work
+ * of translating, about seven instructions an entry.
  */
-#define POLL_BODY(name, fds, n, ...)                                          \
-	do {                                                                  \
-		struct pollfd stack_[POLL_STACK], *orig_ = fds;                \
-		size_t mapped_;                                                \
-		int r_ = UFD_REAL(name)(__VA_ARGS__);                          \
-		if (__builtin_expect(!vfd_any(), 1) || r_ <= 0 ||              \
-		    !poll_names_ufd(fds, n))                                   \
-			return r_;                                             \
-		fds = poll_translate(orig_, n, stack_, &mapped_);              \
-		if (!fds) /* no room for a copy */                             \
-			return ufd_ret(-ENOMEM);                               \
-		return poll_finish(orig_, fds, n, mapped_,                     \
-				   UFD_REAL(name)(__VA_ARGS__));               \
-	} while (0)
+static inline int poll_copy_seg(struct pollfd *copy, const struct pollfd *fds,
+				nfds_t n)
+{
+	const struct pollfd *p = fds, *pairs_end = fds + (n & ~(nfds_t)1);
+	struct pollfd *q = copy;
+	poll_pair any = { 0 }, all = ~any, x;
+	uint32_t or_, and_, busy = VFD_BUSY;
+	const uint32_t *slot;
+
+#pragma GCC unroll 16
+	for (; p != pairs_end; p += 2, q += 2) {
+		__builtin_memcpy(&x, p, sizeof(x));
+		__builtin_memcpy(q, &x, sizeof(x));
+		any |= x;
+		all &= x;
+	}
+	or_ = any[0] | any[2];
+	and_ = all[0] & all[2];
+	if (n & 1) {
+		*q = *p;
+		or_ |= (uint32_t)q->fd;
+		and_ &= (uint32_t)q->fd;
+	}
+	if ((or_ ^ and_) >= FDMAP_SEG_SLOTS || !vfd_in_space((int)and_))
+		return 0;
+	slot = fdmap_seg_slots(&vfd_map, and_ - FD_UNSEQ_BASE);
+	if (!slot)
+		return 0;
+#pragma GCC unroll 16
+	for (nfds_t i = 0; i < n; i++) {
+		uint32_t v = __atomic_load_n(
+			&slot[(uint32_t)copy[i].fd & (FDMAP_SEG_SLOTS - 1)],
+			__ATOMIC_ACQUIRE);
+
+		busy &= v;
+		copy[i].fd = (int)(v >> VFD_REAL_SHIFT);
+	}
+	return busy != 0;
+}
+
+/*
+ * A copy of fds (which the kernel has just read: it can be) with every
+ * entry translated: a virtual descriptor's backing one, VFD_NO_FD for a
+ * backing descriptor's own number, a closed virtual number kept, so that
+ * the kernel answers POLLNVAL for both as for any closed descriptor.  In
+ * stack (room for POLL_STACK) or a new mapping (*mapped set to its
+ * length).  Returns the copy; fds itself if the array names none of ufd's
+ * numbers (there is nothing to translate); NULL if the mapping fails.
+ *
+ * A copy, never the caller's array translated in place and put back: the
+ * kernel writes only revents there, and another thread or a signal
+ * handler may read the array meanwhile, and must never see a backing
+ * number there.
+ */
+static inline struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
+					    struct pollfd *stack, size_t *mapped)
+{
+	struct pollfd *copy = stack;
+
+	*mapped = 0;
+	if (n > POLL_STACK) {
+		if (!poll_names_ufd(fds, n))
+			return fds;
+		*mapped = n * sizeof(*fds);
+		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ufd_sys_is_error((long)copy))
+			return NULL;
+	}
+	if (poll_copy_seg(copy, fds, n))
+		return copy;
+	if (n <= POLL_STACK && !poll_names_ufd(fds, n))
+		return fds;
+	__builtin_memcpy(copy, fds, n * sizeof(*fds));
+	vfd_translate_each(&copy->fd, n, sizeof(*copy));
+	return copy;
+}
+
+/*
+ * Give the caller the revents of the copy, and free the copy.  errno is
+ * the real call's: nothing here sets it (raw munmap).  Every entry's
+ * revents is written, as the kernel does; when it found nothing ready (a
+ * timeout), they are all zero, and need not be read.
+ */
+static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
+			      size_t mapped, int ret)
+{
+	if (ret == 0) {
+		short zero = 0;
+
+		/* In a register: GCC would zero one for each 16-bit store. */
+		__asm__("" : "+r"(zero));
+#pragma GCC unroll 16
+		for (nfds_t i = 0; i < n; i++)
+			fds[i].revents = zero;
+	} else if (ret > 0) {
+#pragma GCC unroll 16
+		for (nfds_t i = 0; i < n; i++)
+			fds[i].revents = copy[i].revents;
+	}
+	if (mapped)
+		ufd_sys_munmap(copy, mapped);
+	return ret;
+}
+
+/*
+ * The four poll wrappers after the call on the caller's array `fds`
+ * returned r > 0 in a process that holds virtual descriptors (an entry
+ * with a virtual number makes the kernel return at once, with POLLNVAL for
+ * it): if the array names one of ufd's numbers, the call is made again on
+ * a translated copy, whose revents are handed back; else r stands.  The
+ * call again is ppoll with ts and mask if ppoll_again, else poll with
+ * timeout: the fortified forms' check of the array's length has passed in
+ * the first call, and the copy is ufd's.  Out of line, so that the
+ * wrappers' common case keeps a small frame.
+ */
+__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
+						int r, int ppoll_again,
+						int timeout,
+						const struct timespec *ts,
+						const sigset_t *mask)
+{
+	struct pollfd stack[POLL_STACK], *copy;
+	size_t mapped;
+
+	copy = poll_translate(fds, n, stack, &mapped);
+	if (copy == fds)
+		return r;
+	if (!copy) /* no room for a copy */
+		return ufd_ret(-ENOMEM);
+	if (ppoll_again)
+		r = UFD_REAL(ppoll)(copy, n, ts, mask);
+	else
+		r = UFD_REAL(poll)(copy, n, timeout);
+	return poll_finish(fds, copy, n, mapped, r);
+}
+
+/*
+ * Does the result r of a poll call on the caller's array stand?  The
+ * kernel reads the array first: the call is made once as it is, and only
+ * if the process holds virtual descriptors and the call found something is
+ * the array looked at (never an array the kernel could not read).
+ */
+static inline int poll_done(int r)
+{
+	return __builtin_expect(!vfd_any(), 1) || r <= 0;
+}
 
 UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	POLL_BODY(poll, fds, n, fds, n, timeout);
+	int r = UFD_REAL(poll)(fds, n, timeout);
+
+	if (poll_done(r))
+		return r;
+	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		     const sigset_t *mask)
 {
-	POLL_BODY(ppoll, fds, n, fds, n, timeout, mask);
+	int r = UFD_REAL(ppoll)(fds, n, timeout, mask);
+
+	if (poll_done(r))
+		return r;
+	return poll_again(fds, n, r, 1, 0, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
-	POLL_BODY(__poll_chk, fds, n, fds, n, timeout, fdslen);
+	int r = UFD_REAL(__poll_chk)(fds, n, timeout, fdslen);
+
+	if (poll_done(r))
+		return r;
+	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 			   const struct timespec *timeout, const sigset_t *mask,
 			   size_t fdslen)
 {
-	POLL_BODY(__ppoll_chk, fds, n, fds, n, timeout, mask, fdslen);
+	int r = UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen);
+
+	if (poll_done(r))
+		return r;
+	return poll_again(fds, n, r, 1, 0, timeout, mask);
 }
 
 /*

@@ -27,22 +27,26 @@
 #include "vfd_table.h"
 
 /*
- * path after "/proc/self/", "/proc/thread-self/" or "/proc/<own pid>/":
+ * p, just after "/proc/", past "self/", "thread-self/" or "<own pid>/":
  * the directories of this process (and thread) in /proc; else NULL.
- * Inlined: every open() of a real file passes here.
  */
-__attribute__((always_inline)) static inline const char *
-skip_proc_self(const char *path)
+static const char *skip_self(const char *p)
 {
-	const char *p = ufd_skip_prefix(path, "/proc/"), *q;
+	const char *q;
 	unsigned long pid;
 
-	if (!p)
-		return NULL;
 	if ((q = ufd_skip_prefix(p, "self/")) || (q = ufd_skip_prefix(p, "thread-self/")))
 		return q;
 	q = ufd_parse_decimal(p, INT_MAX, &pid);
 	return q && *q == '/' && pid == (unsigned long)getpid() ? q + 1 : NULL;
+}
+
+/* path after "/proc/" and skip_self's directories; else NULL. */
+static const char *skip_proc_self(const char *path)
+{
+	const char *p = ufd_skip_prefix(path, "/proc/");
+
+	return p ? skip_self(p) : NULL;
 }
 
 /*
@@ -56,10 +60,12 @@ static const char *descriptor_in_path(const char *path, int *n, const char **res
 	const char *p, *q;
 	unsigned long value;
 
-	if (ufd_unmapped(path) || path[0] != '/' || (path[1] != 'd' && path[1] != 'p'))
+	if (ufd_unmapped(path) || !ufd_path_may_name_fd(path))
 		return NULL;
-	if (!(p = ufd_skip_prefix(path, "/dev/fd/"))) {
-		if (!(p = skip_proc_self(path)))
+	if (path[1] == 'd') {
+		p = path + sizeof("/dev/fd/") - 1;
+	} else {
+		if (!(p = skip_self(path + sizeof("/proc/") - 1)))
 			return NULL;
 		if (!(q = ufd_skip_prefix(p, "fd/")) && !(q = ufd_skip_prefix(p, "fdinfo/")))
 			return NULL;
@@ -172,7 +178,8 @@ size_t ufd_path_after(const char *path, int err)
 {
 	enum names names;
 
-	if (!vfd_any() || !path_was_walked(err))
+	if (!vfd_any() || !path_was_walked(err) || ufd_unmapped(path) ||
+	    !ufd_path_may_name_fd(path))
 		return 0;
 	/* A virtual N fails with ENOENT: the kernel has no such number.  A
 	 * backing one reaches ufd's descriptor, with success or an error of

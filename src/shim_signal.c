@@ -463,23 +463,13 @@ static ssize_t read_chk_checked(int fd, void *buf, size_t count, size_t buflen)
 
 void ufd_signalfd_made(int fd)
 {
-	int real = vfd_translate(fd), err;
+	int real = vfd_translate(fd);
 
 	if ((unsigned)real < SFD_MARKS)
 		__atomic_or_fetch(&sfd_marks[real / SFD_WORD_BITS],
 				  1UL << (real % SFD_WORD_BITS), __ATOMIC_RELAXED);
 	if (__atomic_exchange_n(&sfd_installed, 1, __ATOMIC_ACQ_REL))
 		return;
-	/* Before ufd's constructor (a signalfd made by an earlier one), a
-	 * pointer may still be its stub, which would overwrite the checking
-	 * function with libc's as it resolves: a call that fails resolves it
-	 * first. */
-	if (!__atomic_load_n(&ufd_resolved, __ATOMIC_ACQUIRE)) {
-		err = errno;
-		UFD_REAL(read)(-1, NULL, 0);
-		UFD_REAL(__read_chk)(-1, NULL, 0, 0);
-		errno = err;
-	}
 	UFD_REAL_PUT_FRONT(read, read_checked, read_before);
 	UFD_REAL_PUT_FRONT(__read_chk, read_chk_checked, read_chk_before);
 }

@@ -154,6 +154,10 @@ static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
 				   size_t len)
 {
 	size_t done = 0;
+	/* Asked each time, not cached: a child that runs no fork handler
+	 * (_Fork, clone) could read its parent's memory at the same address,
+	 * and a vfork child filling the cache would fill its parent's.  One
+	 * cheap system call beside at least one costlier. */
 	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 
 	while (done < len) {
@@ -188,6 +192,24 @@ static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
 static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
 {
 	return ufd_sys_self_vm(SYS_process_vm_readv, dst, src, len);
+}
+
+/*
+ * Many pieces of this process's own memory in one process_vm_readv:
+ * remote[i] into local[i], for n pieces (n at most 1024; each within one
+ * 4 KiB page, so that a piece is read whole or not at all).  Returns the
+ * bytes copied, fewer than the pieces hold where one could not be read,
+ * or -errno (ENOSYS, EPERM: the caller reads piece by piece, with
+ * ufd_sys_read_self).
+ */
+static inline long ufd_sys_read_self_pieces(const struct ufd_iovec *local,
+					    const struct ufd_iovec *remote,
+					    unsigned long n)
+{
+	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+
+	return ufd_sys6(SYS_process_vm_readv, pid, (long)local, (long)n,
+			(long)remote, (long)n, 0);
 }
 
 /* The same the other way: len bytes from src to this process's own memory

@@ -62,4 +62,21 @@ static inline const char *ufd_skip_prefix(const char *s, const char *prefix)
 	return s;
 }
 
+/*
+ * Could path name a descriptor: does it start with "/dev/fd/" or "/proc/"
+ * (shim_path.c)?  The first test of every path an open or a stat looks at
+ * while the process holds a virtual descriptor, so unrolled, a byte at a
+ * time; no byte read past the first that differs, its NUL included (most
+ * paths differ in the first two).
+ */
+static inline int ufd_path_may_name_fd(const char *p)
+{
+	if (p[0] != '/')
+		return 0;
+	if (p[1] == 'd')
+		return p[2] == 'e' && p[3] == 'v' && p[4] == '/' && p[5] == 'f' &&
+		       p[6] == 'd' && p[7] == '/';
+	return p[1] == 'p' && p[2] == 'r' && p[3] == 'o' && p[4] == 'c' && p[5] == '/';
+}
+
 #endif /* UFD_TEXT_H */

@@ -13,10 +13,13 @@
 # resolved under UFD_MODE=all, and none of the lazy ones is a function
 # POSIX requires to be async-signal-safe (signal_safe.txt): a program may
 # call those from a signal handler or a vfork child, where no look-up
-# may run.
-# Usage: resolve.sh LATE_APP LIBUFD BASH
+# may run.  A function put in front of a real one before ufd's
+# constructor (the read check of a signalfd made by an earlier
+# constructor, MANY_VFDS's) calls on to libc's function, not to the stub
+# that would look it up on every call.
+# Usage: resolve.sh LATE_APP LIBUFD BASH MANY_VFDS
 set -u
-app=$1 lib=$2 bash=$3
+app=$1 lib=$2 bash=$3 many=$4
 . "$(dirname "$0")/lib.sh"
 
 # check WHAT MIN_FOUND LAZY COMMAND...: run COMMAND with the check on; no
@@ -58,4 +61,20 @@ check "late" 0 "$lazy" env ${preload_extra:+LD_PRELOAD="$preload_extra"} "$app"
 # UFD_MODE (and UFD_REPORT), whose features may put functions in front
 # of real ones, find every row resolved.
 check "mode all" $((rows - 10)) 0 env UFD_MODE=all LD_PRELOAD="$preload_extra $lib" /bin/true
+
+# The read check put in before ufd's constructor: many_vfds's constructor
+# runs first (LD_DEBUG=libs says so) and makes a signalfd; then dd's 100
+# reads must not each have ufd ask the loader for read (LD_DEBUG=bindings
+# prints every look-up; before ufd_shim_resolve, each read did one).
+dbg=$(LD_DEBUG=libs,bindings UFD_TEST_MANY_SIGNALFD=1 \
+	LD_PRELOAD="$preload_extra $lib $many" \
+	dd if=/dev/zero of=/dev/null bs=1 count=100 2>&1)
+inits=$(echo "$dbg" | sed -n 's/.*calling init: //p')
+first=$(echo "$inits" | grep -n -F -x -e "$lib" -e "$many" | head -n 1)
+case $first in *"$many") ;; *) fail "early read check: many_vfds was not initialised before ufd: $inits" ;; esac
+echo "$dbg" | grep -q "binding file $many .*symbol \`signalfd'" ||
+	fail "early read check: many_vfds made no signalfd through ufd"
+looks=$(echo "$dbg" | grep -c "binding file $lib .*symbol \`read'")
+echo "early read check: ufd looked read up $looks times for 100 reads"
+[ "$looks" -le 2 ] || fail "early read check: ufd looked read up $looks times for 100 reads"
 echo "resolve: all checks passed"

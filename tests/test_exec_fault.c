@@ -6,7 +6,9 @@
  * made with each kind of bad environment: the array in the first page, an
  * entry in the first page, the array or an entry in a PROT_NONE page, a
  * string that runs on into a PROT_NONE page, an array whose terminating
- * NULL would be in one; and, to show that the harness works, a good one.
+ * NULL would be in one, a bad entry after the first 64; and, to show that
+ * the harness works, good ones (one a short string that ends just before
+ * a PROT_NONE page).
  * The kernel answers EFAULT (posix_spawn returns it); ufd used to crash.
  *
  * This program is neither linked against ufd nor preloaded: for each case
@@ -45,14 +47,15 @@ static const char *const calls[] = { "execve",	    "execle",	"execvpe",
 static const char *const kinds[] = {
 	"good",		   "array in page 0",	"entry in page 0",
 	"array PROT_NONE", "entry PROT_NONE",	"string into PROT_NONE",
-	"array into PROT_NONE",
+	"array into PROT_NONE", "short entry up to PROT_NONE",
+	"entry 70 of 80 PROT_NONE",
 };
 #define NKINDS (int)(sizeof(kinds) / sizeof(kinds[0]))
 
 /* The environment of the given kind; static storage, built once. */
 static char **make_env(int kind)
 {
-	static char *good[4], *entries[4];
+	static char *good[4], *entries[96];
 	static char preload[4096];
 	long page = sysconf(_SC_PAGESIZE);
 	char *m = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE,
@@ -92,7 +95,19 @@ static char **make_env(int kind)
 		memcpy(m + page - 8, "X=", 2);
 		entries[n] = m + page - 8;
 		break;
-	default:
+	case 7:
+		/* Good, but its first bytes cannot all be read: ufd reads
+		 * the start of many entries at once, then this one alone. */
+		memcpy(m + page - 4, "B=1", 4);
+		entries[n] = m + page - 4;
+		break;
+	case 8:
+		/* Past the first 64 entries ufd reads at once. */
+		for (int i = 0; i < 80; i++)
+			entries[n + i] = i == 69 ? m + page : "A=1";
+		entries[n + 80] = NULL;
+		return entries;
+	case 6:
 		/* Two good entries at the very end of the page, no NULL. */
 		tail = (char **)(m + page) - 2;
 		tail[0] = tail[1] = "A=1";

@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "ufd.h"
+#include "ufd_check.h"
 
 extern char **environ;
 
@@ -661,10 +662,8 @@ static int secure_run(void)
 
 int main(int argc, char **argv)
 {
-	SRunner *sr;
 	Suite *s;
 	TCase *tc;
-	int failed;
 
 	helper_path = getenv("UFD_TEST_HELPER");
 	secure_helper_path = getenv("UFD_TEST_SECURE_HELPER");
@@ -689,9 +688,5 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, kb_truncated_handoff_overread);
 	suite_add_tcase(s, tc);
 
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(s);
 }

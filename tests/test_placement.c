@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "ufd.h"
+#include "ufd_check.h"
 #include "ufd_test.h"
 
 /* The number the application's next open() gets (opened and closed). */
@@ -412,8 +413,6 @@ int main(void)
 {
 	Suite *s = suite_create("placement");
 	TCase *tc = tcase_create("placement");
-	SRunner *sr;
-	int failed;
 
 	load_api(1);
 	tcase_set_timeout(tc, 60);
@@ -426,9 +425,5 @@ int main(void)
 	tcase_add_test(tc, limit_zero);
 	tcase_add_test(tc, no_way_in);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(s);
 }

@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ufd_check.h"
 #include "ufd_test.h"
 
 /* Q, the quarantine's length: N / 4 (random_fd.h). */
@@ -577,8 +578,6 @@ int main(void)
 {
 	Suite *s = suite_create("random");
 	TCase *tc = tcase_create("uniform");
-	SRunner *sr;
-	int failed;
 	const char *mode = getenv("UFD_MODE");
 
 	if (!mode || strcmp(mode, "random")) {
@@ -604,9 +603,5 @@ int main(void)
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, signals);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(s);
 }

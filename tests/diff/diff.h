@@ -60,6 +60,7 @@
 /* ufd's API, held by harness.c for every file of this test. */
 #define UFD_TEST_SHARED_API
 #include "ufd.h"
+#include "ufd_check.h"
 #include "ufd_test.h"
 
 /*

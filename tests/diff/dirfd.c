@@ -312,6 +312,10 @@ void script_devfd_paths(struct run *r)
 		o = FD_OF(r, openat(AT_FDCWD, path, O_RDWR));
 		LOG(r, pwrite(o, "D", 1, 0));
 		LOG(r, close(o));
+		/* With O_CREAT the path is looked at before the call. */
+		o = FD_OF(r, open(path, O_RDWR | O_CREAT, 0600));
+		LOG_STAT(r, fstat(o, &st), st, &ref);
+		LOG(r, close(o));
 		LOG_STAT(r, stat(path, &st), st, &ref);
 		if (LOG(r, lstat(path, &st)) == 0)
 			NOTE(r, "lstat", "link=%d mode=%o", S_ISLNK(st.st_mode),

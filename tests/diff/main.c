@@ -72,8 +72,6 @@ static const struct family {
 int main(void)
 {
 	Suite *s = suite_create("diff");
-	SRunner *sr;
-	int failed;
 
 	load_api(0);
 	if (!api_nonseqfd)
@@ -86,9 +84,5 @@ int main(void)
 		tcase_set_timeout(tc, 3 * SCRIPT_TIMEOUT);
 		suite_add_tcase(s, tc);
 	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(s);
 }

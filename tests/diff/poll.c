@@ -25,6 +25,48 @@ static void note_pollfds(struct run *r, int line, const struct pollfd *pfd,
 
 script_fn script_poll;
 
+/* glibc's fortified poll and ppoll, called by name: this file is built
+ * without _FORTIFY_SOURCE. */
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
+		const sigset_t *mask, size_t fdslen);
+
+/*
+ * Arrays of the pipe's descriptors only (virtual in the virtual run: the
+ * array ufd translates in one pass), of n entries from fds, revents set
+ * to garbage first: poll, ppoll and their fortified forms, the revents of
+ * every entry noted.
+ */
+static void poll_only(struct run *r, int line, struct pollfd *pfd,
+		      const int *fds, const short *events, int n)
+{
+	const struct timespec ts0 = { 0, 0 };
+
+	for (int call = 0; call < 4; call++) {
+		for (int i = 0; i < n; i++)
+			pfd[i] = (struct pollfd){ fds[i], events[i], 0x5a5a };
+		switch (call) {
+		case 0:
+			LOG(r, poll(pfd, (nfds_t)n, 0));
+			break;
+		case 1:
+			LOG(r, ppoll(pfd, (nfds_t)n, &ts0, NULL));
+			break;
+		case 2:
+			LOG(r, __poll_chk(pfd, (nfds_t)n, 0,
+					  (size_t)n * sizeof(*pfd)));
+			break;
+		default:
+			LOG(r, __ppoll_chk(pfd, (nfds_t)n, &ts0, NULL,
+					   (size_t)n * sizeof(*pfd)));
+			break;
+		}
+		for (int i = 0; i < n; i += 10)
+			note_pollfds(r, line, pfd + i, fds + i,
+				     n - i < 10 ? n - i : 10);
+	}
+}
+
 void script_poll(struct run *r)
 {
 	const struct timespec ts0 = { 0, 0 }, bad_ts = { 0, -1 };
@@ -108,6 +150,38 @@ void script_poll(struct run *r)
 	for (int i = 0; i < LONG_POLL; i += 10)
 		note_pollfds(r, __LINE__, long_pfd + i, long_fds + i,
 			     LONG_POLL - i < 10 ? LONG_POLL - i : 10);
+
+	/*
+	 * Arrays of the pipe's descriptors only: odd and even lengths, some
+	 * entries ready and none ready (every revents written, to zero), a
+	 * closed number among them (in the virtual run a closed virtual
+	 * number in the segment of the open ones: POLLNVAL), and more
+	 * entries than ufd translates on its stack.
+	 */
+	{
+		enum { ONLY = 69 };
+		int only_fds[ONLY];
+		short only_ev[ONLY];
+		struct pollfd only[ONLY];
+
+		for (int i = 0; i < ONLY; i++) {
+			only_fds[i] = i % 3 == 1 ? p[1] : p[0];
+			only_ev[i] = i % 3 == 1 ? POLLOUT : POLLIN;
+		}
+		poll_only(r, __LINE__, only, only_fds, only_ev, 1);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 2);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 3);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 64);
+		poll_only(r, __LINE__, only, only_fds, only_ev, ONLY);
+		for (int i = 0; i < ONLY; i++)
+			only_ev[i] = POLLPRI; /* never, on a pipe */
+		poll_only(r, __LINE__, only, only_fds, only_ev, 5);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 64);
+		poll_only(r, __LINE__, only, only_fds, only_ev, ONLY);
+		only_fds[33] = bad;
+		poll_only(r, __LINE__, only, only_fds, only_ev, 34);
+		poll_only(r, __LINE__, only, only_fds, only_ev, ONLY);
+	}
 
 	/* Drained, then hung up. */
 	LOG_BUF(r, read(p[0], buf, sizeof(buf)), buf);

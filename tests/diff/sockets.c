@@ -143,6 +143,55 @@ void script_sockets(struct run *r)
 	LOG(r, recvmmsg(dg[1], mm, 2, MSG_DONTWAIT, NULL));
 	LOG(r, sendmmsg(dg[0], mm, 0, 0));
 
+	/*
+	 * sendmmsg with a descriptor in the second of three messages, then
+	 * in the first of two: in the virtual run, the messages before it
+	 * go in one real sendmmsg, it and the rest one by one.  Each
+	 * message received, with the descriptor in its place.
+	 */
+	{
+		union {
+			struct cmsghdr c;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} u;
+		struct iovec one = { (void *)"R", 1 };
+		struct mmsghdr rm[3];
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		memset(rm, 0, sizeof(rm));
+		for (int i = 0; i < 3; i++) {
+			rm[i].msg_hdr.msg_iov = &one;
+			rm[i].msg_hdr.msg_iovlen = 1;
+		}
+		rm[1].msg_hdr.msg_control = u.buf;
+		rm[1].msg_hdr.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&rm[1].msg_hdr);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &f, sizeof(int));
+		for (int round = 0; round < 2; round++) {
+			int count = round ? 2 : 3;
+
+			LOG(r, sendmmsg(dg[0], rm, (unsigned)count, MSG_NOSIGNAL));
+			NOTE(r, "sendmmsg lens", "%u %u %u", rm[0].msg_len,
+			     rm[1].msg_len, rm[2].msg_len);
+			for (int i = 0; i < count; i++) {
+				if (LOG(r, recv_fd(dg[1], MSG_DONTWAIT, &recvd)) > 0 &&
+				    recvd >= 0) {
+					LOG_STAT(r, fstat(recvd, &st), st, &ref);
+					LOG(r, close(recvd));
+				}
+				NOTE(r, "received a descriptor", "%d", recvd >= 0);
+			}
+			/* The descriptor in the first message. */
+			rm[0].msg_hdr = rm[1].msg_hdr;
+			rm[1].msg_hdr.msg_control = NULL;
+			rm[1].msg_hdr.msg_controllen = 0;
+		}
+	}
+
 	/* Options and names. */
 	ilen = sizeof(val);
 	if (LOG(r, getsockopt(sv[0], SOL_SOCKET, SO_TYPE, &val, &ilen)) == 0)

@@ -33,6 +33,7 @@
 /* ufd's API, held by main.c for every file of this test. */
 #define UFD_TEST_SHARED_API
 #include "ufd.h"
+#include "ufd_check.h"
 #include "ufd_test.h"
 
 /* A descriptor number certainly not open: opened, then closed. */

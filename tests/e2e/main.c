@@ -40,12 +40,6 @@ static Suite *e2e_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(e2e_suite());
-	int failed;
-
 	load_api(1);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(e2e_suite());
 }

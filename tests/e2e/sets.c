@@ -95,6 +95,26 @@ START_TEST(poll_mixed_real_and_virtual)
 }
 END_TEST
 
+int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen);
+
+/* Fortified poll told the array is shorter than n entries: glibc's check
+ * aborts, as without ufd, before ufd looks at the (virtual) entries. */
+START_TEST(poll_chk_short_array_aborts)
+{
+	int sv[2];
+	struct pollfd p[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_UNSEQ, 0, sv), 0);
+	ck_assert(is_vfd(sv[0]) && is_vfd(sv[1]));
+	p[0] = (struct pollfd){ .fd = sv[0], .events = POLLOUT };
+	p[1] = (struct pollfd){ .fd = sv[1], .events = POLLOUT };
+	ck_assert_int_eq(__poll_chk(p, 2, 0, sizeof(p)), 2);
+	ck_assert_int_eq(p[0].revents, POLLOUT);
+	__poll_chk(p, 2, 0, sizeof(p[0]));
+	ck_abort_msg("__poll_chk did not abort");
+}
+END_TEST
+
 START_TEST(scm_rights_sends_the_file)
 {
 	int sv[2], fd = temp_file("passed along"), v = api_nonseqfd(fd, 0), got;
@@ -496,6 +516,7 @@ TCase *sets_case(void)
 
 	tcase_add_test(sets, epoll_thousand_virtual_sockets);
 	tcase_add_test(sets, poll_mixed_real_and_virtual);
+	tcase_add_test_raise_signal(sets, poll_chk_short_array_aborts, SIGABRT);
 	tcase_add_test(sets, scm_rights_sends_the_file);
 	tcase_add_test(sets, close_range_spares_backing_descriptors);
 	tcase_add_test(sets, closefrom_spares_backing_descriptors);

@@ -2,9 +2,9 @@
 /*
  * alloc.c - where fdmap puts a new slot: alloc_from gives the lowest
  * free slot >= n across segments and to the end of the space (tcase
- * alloc_from); random draws uniform and seeded (tcase randomness); the
- * drawing range keeps max(4096, 4k) free slots for k live (tcase
- * growth).
+ * alloc_from); random draws uniform and seeded, whichever segments are
+ * mapped (tcase randomness); the drawing range keeps max(4096, 4k) free
+ * slots for k live, however live got there (tcase growth).
  */
 #include "fdmap_test.h"
 
@@ -269,6 +269,43 @@ START_TEST(test_random_uniform_free)
 }
 END_TEST
 
+/*
+ * Which segments are mapped does not change the choice: a draw that lands
+ * on a free slot of a segment not mapped yet is taken like any other (to
+ * drop it would make such slots less likely than the others).  Two maps
+ * with the same seed and the same busy slots, one with segments 1 to 7
+ * mapped already, make the same draws.
+ */
+START_TEST(test_random_unmapped_same)
+{
+	struct fdmap *a = map_new(FDMAP_SPACE, 0x3a9);
+	struct fdmap *b = map_new(FDMAP_SPACE, 0x3a9);
+	uint32_t beyond = 0;
+
+	for (uint32_t s = 1; s < 8; s++) {
+		ck_assert_int_eq(fdmap_alloc_exact(a, s * SEG, 1), s * SEG);
+		ck_assert_uint_eq(fdmap_release(a, s * SEG), 1);
+	}
+	ck_assert_ptr_null(b->seg[1]);
+	/* Segment 0 nearly full: most draws land in segments 1 to 4. */
+	fill_exact(a, 0, 60000);
+	fill_exact(b, 0, 60000);
+	for (uint32_t i = 0; i < 200; i++) {
+		int64_t ra = fdmap_alloc_random(a, 2);
+		int64_t rb = fdmap_alloc_random(b, 2);
+
+		REQUIRE(ra >= 0 && ra == rb,
+			"draw %u: %lld with the segments mapped, %lld without",
+			i, (long long)ra, (long long)rb);
+		beyond += ra >= SEG;
+	}
+	ck_assert_uint_gt(beyond, 150);
+	ck_assert_ptr_nonnull(b->seg[1]);
+	map_free(a);
+	map_free(b);
+}
+END_TEST
+
 /* n draws from a fresh map seeded with seed, without release. */
 static void draw_seq(uint64_t seed, int64_t *out, uint32_t n)
 {
@@ -413,6 +450,76 @@ START_TEST(test_growth_capped)
 }
 END_TEST
 
+/*
+ * The range must be wide enough for the live count a draw sees however
+ * live got there: random allocation widens only when live reaches a
+ * threshold, and exact allocations (and put) make live jump past it in
+ * steps of many slots, or releases take it back below.
+ */
+START_TEST(test_growth_jumps)
+{
+	const uint32_t cap = 1U << 20, nops = 30000;
+	struct fdmap *m = map_new(FDMAP_SPACE, 0x10b5);
+	uint32_t *busy = calloc(cap, sizeof(*busy)), nbusy = 0, nrand = 0;
+	uint64_t rs = 0x9a9;
+
+	ck_assert_ptr_nonnull(busy);
+	for (uint32_t op = 0; op < nops; op++) {
+		uint32_t q = tr_below(&rs, 100);
+
+		if (q < 50) {
+			uint64_t before = m->live, want = before + min_choice(before);
+			int64_t r = fdmap_alloc_random(m, 7);
+
+			REQUIRE(r >= 0 && r < m->range, "op %u: random gave %lld",
+				op, (long long)r);
+			REQUIRE(m->range >= want,
+				"op %u: with %llu live the range is %u < %llu",
+				op, (unsigned long long)before, m->range,
+				(unsigned long long)want);
+			busy[nbusy++] = (uint32_t)r;
+			nrand++;
+		} else if (q < 60) {
+			/* A run of up to 100 slots in or near the range, exact
+			 * or put, less what is busy in it already. */
+			uint32_t at = tr_below(&rs, m->range + FDMAP_MIN_CHOICE);
+			uint32_t n = 1 + tr_below(&rs, 100);
+
+			for (uint32_t i = at; i < at + n; i++) {
+				if (fdmap_get(m, i))
+					continue;
+				if (q < 55)
+					REQUIRE(fdmap_alloc_exact(m, i, 9) == i,
+						"op %u: exact(%u)", op, i);
+				else
+					REQUIRE(fdmap_put(m, i, 9) == 0,
+						"op %u: put(%u)", op, i);
+				busy[nbusy++] = i;
+			}
+		} else if (nbusy) {
+			/* Release a few, so live also goes down. */
+			for (uint32_t k = 1 + tr_below(&rs, 8); k && nbusy; k--) {
+				uint32_t j = tr_below(&rs, nbusy);
+
+				REQUIRE(fdmap_release(m, busy[j]) != 0,
+					"op %u: release(%u) found it free", op,
+					busy[j]);
+				busy[j] = busy[--nbusy];
+			}
+		}
+		REQUIRE(m->live == nbusy, "op %u: live %u, expected %u", op,
+			m->live, nbusy);
+		REQUIRE(nbusy < cap - 100, "op %u: %u live, more than the test holds",
+			op, nbusy);
+	}
+	/* The test went where it means to: past several widenings. */
+	ck_assert_uint_gt(nrand, nops / 3);
+	ck_assert_uint_gt(m->range, 8 * FDMAP_MIN_CHOICE);
+	free(busy);
+	map_free(m);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *alloc_from_case(void)
@@ -436,6 +543,7 @@ TCase *randomness_case(void)
 	tcase_add_test(tc, test_random_uniform);
 	tcase_add_test(tc, test_random_uniform_free);
 	tcase_add_test(tc, test_random_seeds);
+	tcase_add_test(tc, test_random_unmapped_same);
 	return tc;
 }
 
@@ -446,5 +554,6 @@ TCase *growth_case(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_growth_policy);
 	tcase_add_test(tc, test_growth_capped);
+	tcase_add_test(tc, test_growth_jumps);
 	return tc;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fdmap.h"
+#include "ufd_check.h"
 
 #define SEG FDMAP_SEG_SLOTS
 

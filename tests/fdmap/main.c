@@ -14,9 +14,11 @@
  *                 segment boundaries, over full segments (and 64 of them),
  *                 and at the very end of the space;
  *   - random:     uniformity (chi-square) and non-sequential draws with a
- *                 fixed seed, same seed same sequence, other seed other one;
+ *                 fixed seed, same seed same sequence, other seed other one,
+ *                 and the same draws whichever segments are mapped;
  *   - growth:     the drawing range keeps max(4096, 4k) free slots for k
- *                 live, and the values chosen spread over it;
+ *                 live, also when exact allocations, put and release move
+ *                 live in jumps, and the values chosen spread over it;
  *   - concurrent: one writer mutating (and mapping new segments) while two
  *                 readers call fdmap_get and must never see garbage;
  *   - model:      a long random sequence of operations checked against a
@@ -46,11 +48,5 @@ static Suite *fdmap_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(fdmap_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(fdmap_suite());
 }

@@ -97,6 +97,13 @@ START_TEST(test_model)
 				REQUIRE(r < m->range,
 					"op %u: random gave %lld >= range %u",
 					op, (long long)r, m->range);
+				/* The range the draw saw had enough free. */
+				want = (int64_t)min_choice(mo.count);
+				if (want > limit - mo.count)
+					want = limit - mo.count;
+				REQUIRE(m->range - mo.count >= want,
+					"op %u: with %u live the range is %u",
+					op, mo.count, m->range);
 				model_set(&mo, (uint32_t)r, v);
 			}
 		} else if (p < alloc_pct && q < 70) {

@@ -1885,7 +1885,7 @@ static void run_op(const struct op *o)
 static void make_files(void)
 {
 	for (int i = 0; i < NFILES; i++) {
-		char path[8];
+		char path[sizeof "f-2147483648"]; /* any int: no truncation */
 		int fd;
 
 		snprintf(path, sizeof path, "f%d", i);
@@ -2122,18 +2122,36 @@ static int first_diff(const char *a, const char *b, char *line, size_t n, char *
 	}
 }
 
-/* Does the list fail in cfg (an invariant, a crash, or a log that is not
- * the bare run's)?  why gets one line saying how. */
-static int fails(const struct op *ops, int n, int cfg, unsigned fams, char *why, size_t wn)
+/* A line of a run's log as a failure quotes it: longer ones are cut. */
+#define QUOTE 300
+/* The line saying why a list fails: a few words, a config's name and at
+ * most two quoted lines, each shorter than QUOTE. */
+#define WHY_SIZE (2 * QUOTE + 100)
+
+/* The first line of log that says what went wrong ("! "), at most
+ * QUOTE - 1 bytes of it; n gets its length. */
+static const char *violation_line(const char *log, int *n)
 {
-	char *bare = NULL, *log = NULL, l1[300], l2[300];
-	int bad;
+	const char *v = strstr(log, "! ");
+	size_t len = v ? strcspn(v, "\n") : 1;
+
+	*n = len < QUOTE ? (int)len : QUOTE - 1;
+	return v ? v : "?";
+}
+
+/* Does the list fail in cfg (an invariant, a crash, or a log that is not
+ * the bare run's)?  why (WHY_SIZE bytes) gets one line saying how. */
+static int fails(const struct op *ops, int n, int cfg, unsigned fams,
+		 char why[static WHY_SIZE])
+{
+	char *bare = NULL, *log = NULL, l1[QUOTE], l2[QUOTE];
+	const char *v;
+	int bad, vn;
 
 	bad = run_config(ops, n, CFG_BARE, fams, &bare);
 	if (bad) {
-		const char *v = strstr(bare, "! ");
-		snprintf(why, wn, "bare run (the fuzzer's model): %.*s",
-			 (int)strcspn(v ? v : "", "\n"), v ? v : "?");
+		v = violation_line(bare, &vn);
+		snprintf(why, WHY_SIZE, "bare run (the fuzzer's model): %.*s", vn, v);
 		free(bare);
 		return 1;
 	}
@@ -2143,12 +2161,12 @@ static int fails(const struct op *ops, int n, int cfg, unsigned fams, char *why,
 	}
 	bad = run_config(ops, n, cfg, fams, &log);
 	if (bad) {
-		const char *v = strstr(log, "! ");
-		snprintf(why, wn, "%s: %.*s", cfg_name[cfg],
-			 (int)strcspn(v ? v : "", "\n"), v ? v : "?");
+		v = violation_line(log, &vn);
+		snprintf(why, WHY_SIZE, "%s: %.*s", cfg_name[cfg], vn, v);
 	} else if (first_diff(log, bare, l1, sizeof l1, l2, sizeof l2)) {
 		bad = 1;
-		snprintf(why, wn, "%s differs from bare: op %s / bare: %s", cfg_name[cfg], l1, l2);
+		snprintf(why, WHY_SIZE, "%s differs from bare: op %s / bare: %s",
+			 cfg_name[cfg], l1, l2);
 	}
 	free(bare);
 	free(log);
@@ -2160,7 +2178,7 @@ static int fails(const struct op *ops, int n, int cfg, unsigned fams, char *why,
 static int shrink(struct op *ops, int n, int cfg, unsigned fams)
 {
 	static struct op trial[MAXOPS];
-	char why[600];
+	char why[WHY_SIZE];
 
 	for (int chunk = n / 2; chunk >= 1; chunk /= 2) {
 		int changed;
@@ -2173,7 +2191,7 @@ static int shrink(struct op *ops, int n, int cfg, unsigned fams)
 				for (int i = 0; i < n; i++)
 					if (i < at || i >= at + chunk)
 						trial[m++] = ops[i];
-				if (fails(trial, m, cfg, fams, why, sizeof why)) {
+				if (fails(trial, m, cfg, fams, why)) {
 					memcpy(ops, trial, sizeof(*ops) * (size_t)m);
 					n = m;
 					changed = 1;
@@ -2273,13 +2291,13 @@ int main(int argc, char **argv)
 		return 2;
 	for (unsigned long long seed = first; seed <= last; seed++) {
 		for (int cfg = 0; cfg < NCFG; cfg++) {
-			char why[600];
+			char why[WHY_SIZE];
 			int n;
 
 			if (!(cfgs & 1 << cfg))
 				continue;
 			n = generate(seed, nops, fams, ops);
-			if (!fails(ops, n, cfg, fams, why, sizeof why)) {
+			if (!fails(ops, n, cfg, fams, why)) {
 				if (verbose)
 					printf("seed %llu %s: ok\n", seed, cfg_name[cfg]);
 				continue;
@@ -2288,7 +2306,7 @@ int main(int argc, char **argv)
 			printf("FAIL seed %llu, config %s: %s\n", seed, cfg_name[cfg], why);
 			if (doshrink) {
 				n = shrink(ops, n, cfg, fams);
-				fails(ops, n, cfg, fams, why, sizeof why);
+				fails(ops, n, cfg, fams, why);
 				printf("  shrunk to %d ops: %s\n", n, why);
 				for (int i = 0; i < n; i++) {
 					printf("    ");

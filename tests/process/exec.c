@@ -3,10 +3,16 @@
  * exec.c - virtual descriptors across exec and spawn: O_CLOEXEC across an
  * exec of this program, a chain of programs through every member of the
  * exec family, failed execs and spawns leaving the table as it was,
- * posix_spawn file actions naming virtual descriptors, and a hand-off
- * larger than an environment string (tcase exec).
+ * posix_spawn file actions naming virtual descriptors, a hand-off
+ * larger than an environment string, a long environment, and a kernel
+ * without close_range (tcase exec).
  */
 #include "process.h"
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 
 /* ---- O_CLOEXEC on a virtual descriptor, across exec of self ---- */
 
@@ -479,6 +485,101 @@ START_TEST(exec_hands_off_more_than_an_env_string_holds)
 }
 END_TEST
 
+/*
+ * An environment of 150 entries (ufd reads an exec's environment 64
+ * entries at a time) with a stale hand-off at entry 100 and, when
+ * preloaded, LD_PRELOAD last: the stale hand-off must be dropped (the
+ * new program would take the first UFD_HANDOFF, another process's, and
+ * ignore it) and the virtual descriptor inherited.
+ */
+START_TEST(exec_with_a_long_environment)
+{
+	static char vars[150][48], preload_var[4096];
+	char *env[152], spec[64], out[512] = "", **saved = environ;
+	int fd = temp_file("long"), v = api_nonseqfd(fd, 0), n = 0, status;
+
+	ck_assert(is_vfd(v));
+	for (int i = 0; i < 150; i++) {
+		if (i == 100)
+			snprintf(vars[i], sizeof(vars[i]), "UFD_HANDOFF=2;1;%u=5/0/0/0,",
+				 FD_UNSEQ_BASE + 5);
+		else
+			snprintf(vars[i], sizeof(vars[i]), "LONG_ENV_%d=%d", i, i);
+		env[n++] = vars[i];
+	}
+	if (getenv("LD_PRELOAD")) {
+		snprintf(preload_var, sizeof(preload_var), "LD_PRELOAD=%s",
+			 getenv("LD_PRELOAD"));
+		env[n - 1] = preload_var;
+	}
+	env[n] = NULL;
+	snprintf(spec, sizeof(spec), "v:%d:-1:0", v);
+	environ = env;
+	status = exec_helper(0, (char *const[]){ "ufd_helper", "check", spec, NULL },
+			     out, sizeof(out));
+	environ = saved;
+	ck_assert_msg(exited_ok(status), "helper: %s", out);
+	ck_assert_int_eq(close(v), 0);
+	close(fd);
+}
+END_TEST
+
+/*
+ * Where the kernel has no close_range (before Linux 5.11; here a seccomp
+ * filter answers ENOSYS), backing descriptors go back to close-on-exec
+ * one by one: after a spawn in the parent, after an exec in the new
+ * program (the helper's "v:" check).  In a fork child, which the filter
+ * stays with.  Returns 0, or the step that failed.
+ */
+static int spawn_and_exec_without_close_range(const int *unused)
+{
+	struct sock_filter insns[] = {
+		/* x86-64 and others alike: only the number is looked at. */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_close_range, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+	int fd = temp_file("nocr"), v[3], status;
+	char spec[3][64];
+	pid_t pid;
+
+	(void)unused;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+		return 10;
+	if (syscall(SYS_close_range, 1000, 1000, 0) != -1 || errno != ENOSYS)
+		return 11;
+	for (int i = 0; i < 3; i++) {
+		v[i] = api_nonseqfd(fd, 0);
+		if (!is_vfd(v[i]))
+			return 12;
+		snprintf(spec[i], sizeof(spec[i]), "v:%d:-1:0", v[i]);
+	}
+	if (posix_spawn(&pid, "/bin/true", NULL, NULL,
+			(char *[]){ "true", NULL }, environ) != 0 ||
+	    !exited_ok(wait_bounded(pid, 20000)))
+		return 13;
+	for (int i = 0; i < 3; i++)
+		if (kernel_cloexec(api_backing_fd(v[i])) != 1)
+			return 14;
+	pid = fork();
+	if (pid == 0) {
+		execve(helper_path, (char *[]){ "ufd_helper", "check", spec[0],
+						spec[1], spec[2], NULL }, environ);
+		_exit(127);
+	}
+	status = wait_bounded(pid, 20000);
+	return exited_ok(status) ? 0 : 15;
+}
+
+START_TEST(backing_cloexec_without_close_range)
+{
+	in_fork_child(spawn_and_exec_without_close_range, NULL);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *exec_case(void)
@@ -490,5 +591,7 @@ TCase *exec_case(void)
 			      spawn_restores_the_table,
 			      spawn_file_actions_with_virtual_descriptors,
 			      spawn_closefrom_and_tcsetpgrp_with_virtual_descriptors,
-			      exec_hands_off_more_than_an_env_string_holds), 120);
+			      exec_hands_off_more_than_an_env_string_holds,
+			      exec_with_a_long_environment,
+			      backing_cloexec_without_close_range), 120);
 }

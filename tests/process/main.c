@@ -52,9 +52,6 @@ static Suite *process_suite(void)
 
 int main(int argc, char **argv)
 {
-	SRunner *sr;
-	int failed;
-
 	load_api(1);
 	self_exe = realpath("/proc/self/exe", NULL);
 	if (argc == 3)
@@ -72,9 +69,5 @@ int main(int argc, char **argv)
 	 * this test is linked against ufd rather than preloaded. */
 	if (!getenv("LD_PRELOAD"))
 		setenv("LD_PRELOAD", preload, 1);
-	sr = srunner_create(process_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return ufd_test_run_suite(process_suite());
 }

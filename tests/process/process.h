@@ -37,6 +37,7 @@
 /* ufd's API, held by helpers.c for every file of this test. */
 #define UFD_TEST_SHARED_API
 #include "ufd.h"
+#include "ufd_check.h"
 #include "ufd_test.h"
 
 extern char **environ;
