@@ -425,6 +425,7 @@ static const char *handoff_install(const char *list, int *taken)
 {
 	const char *s = list, *why;
 	struct handoff_entry e;
+	int64_t lowest_backing, lowest_mark;
 	int n = 0;
 
 	*taken = 0;
@@ -470,13 +471,12 @@ static const char *handoff_install(const char *list, int *taken)
 	 * close-on-exec for the kernel; calls on them and on the marked ones
 	 * take the checks (the guard goes down to the lowest of each). */
 	backing_all_cloexec();
-	for (int i = 0; i < 2; i++) {
-		int64_t lowest = i ? fdmap_next_busy(&vfd_mark_map, 0)
-				   : revmap_next(&vfd_backing_map, 0);
-
-		if (lowest >= 0)
-			placement_guard((int)lowest);
-	}
+	lowest_backing = revmap_next(&vfd_backing_map, 0);
+	lowest_mark = fdmap_next_busy(&vfd_mark_map, 0);
+	if (lowest_backing >= 0)
+		placement_guard((int)lowest_backing);
+	if (lowest_mark >= 0)
+		placement_guard((int)lowest_mark);
 	return NULL;
 }
 

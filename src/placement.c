@@ -51,11 +51,20 @@ static unsigned above_from, above_to; /* empty when equal */
 /* Below the limit, the lowest start that last found room: where to go
  * straight away when the top region is full. */
 static unsigned below_floor;
-/* The number placement_new_backing tries first (above_from when there is
- * room, else the top region), once a try there has succeeded, and so been
- * guarded: the next backing descriptor goes there straight away.  0 when
- * unknown: at first, after the limits change, and while it is full. */
-static unsigned first_from;
+/* placement.h: where the whole policy last found room, and from which
+ * number a close sends the next backing descriptor back to the policy. */
+unsigned placement_first_from, placement_back_up_at = UINT_MAX;
+/* Where the whole policy starts: the room above, or the top region. */
+static unsigned policy_from;
+
+/* The first try goes to from from now on (0: to the whole policy). */
+static void set_first_from(unsigned from)
+{
+	__atomic_store_n(&placement_first_from, from, __ATOMIC_RELAXED);
+	__atomic_store_n(&placement_back_up_at,
+			 from && from < policy_from ? policy_from : UINT_MAX,
+			 __ATOMIC_RELAXED);
+}
 
 void placement_guard(int fd)
 {
@@ -100,7 +109,7 @@ static int apply(rlim_t soft, rlim_t hard)
 			room = ROOM_MAX;
 	}
 	real.rlim_cur = soft + room;
-	__atomic_store_n(&first_from, 0, __ATOMIC_RELAXED);
+	set_first_from(0);
 	/* Shown before the kernel's limit rises: from then on, a descriptor
 	 * the kernel gives at soft or past it is caught as EMFILE. */
 	__atomic_store_n(&ufd_app_nofile, clamp(soft), __ATOMIC_RELAXED);
@@ -158,9 +167,8 @@ static unsigned top_region(void)
 }
 
 /* Below the limit: the top region, then regions doubling downward (or
- * straight to the one that had room last time).  first: the top region is
- * placement_new_backing's first try (no room above). */
-static int place_below(int real_fd, int first)
+ * straight to the one that had room last time). */
+static int place_below(int real_fd)
 {
 	unsigned top = below_top(), from = top_region();
 
@@ -175,8 +183,8 @@ static int place_below(int real_fd, int first)
 		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, from);
 		if (fd >= 0) {
 			below_floor = from;
-			if (first && raised && from == top_region())
-				__atomic_store_n(&first_from, from, __ATOMIC_RELAXED);
+			if (raised)
+				set_first_from(from);
 			return checked(fd);
 		}
 		/* EINVAL: from is past a limit lowered behind ufd's back. */
@@ -189,31 +197,31 @@ static int place_below(int real_fd, int first)
 	}
 }
 
-/* placement_new_backing without first_from: the whole policy. */
+/* placement_new_backing without placement_first_from: the whole policy. */
 __attribute__((noinline)) static int new_backing_placed(int real_fd)
 {
 	raise_once();
+	policy_from = above_to > above_from ? above_from : top_region();
 	if (above_to > above_from) {
 		int fd;
 
 		placement_guard((int)above_from);
 		fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, above_from);
 		if (fd >= 0) {
-			__atomic_store_n(&first_from, above_from, __ATOMIC_RELAXED);
+			set_first_from(above_from);
 			return checked(fd);
 		}
 		/* EMFILE: the room is full; EINVAL: the kernel's limit was
 		 * lowered behind ufd's back.  Either way, below. */
 		if (fd != -EMFILE && fd != -EINVAL)
 			return fd;
-		return place_below(real_fd, 0);
 	}
-	return place_below(real_fd, 1);
+	return place_below(real_fd);
 }
 
 int placement_try_backing(int real_fd)
 {
-	unsigned from = __atomic_load_n(&first_from, __ATOMIC_RELAXED);
+	unsigned from = __atomic_load_n(&placement_first_from, __ATOMIC_RELAXED);
 	int fd;
 
 	if (__builtin_expect(from == 0, 0))
@@ -232,7 +240,7 @@ int placement_new_backing(int real_fd)
 	if (__builtin_expect(fd != -EAGAIN, 1))
 		return fd;
 	/* The whole policy, until a first try succeeds again. */
-	__atomic_store_n(&first_from, 0, __ATOMIC_RELAXED);
+	set_first_from(0);
 	return new_backing_placed(real_fd);
 }
 

@@ -26,6 +26,7 @@
 #ifndef UFD_PLACEMENT_H
 #define UFD_PLACEMENT_H
 
+#include <limits.h>
 #include <sys/resource.h>
 
 /*
@@ -58,13 +59,39 @@ int placement_new_backing(int real_fd);
 
 /*
  * placement_new_backing's first try alone, without the table lock: the
- * number where the last backing descriptor went on a first try (guarded
- * already), read lock-free, and one F_DUPFD_CLOEXEC there.  Changes no
- * state.  Returns the descriptor, -EBADF, or -EAGAIN when the whole
- * policy must run (no such number yet, full, the limit changed):
- * placement_new_backing, with the lock held.
+ * number where the whole policy last found room (guarded already), read
+ * lock-free, and one F_DUPFD_CLOEXEC there.  Changes no state.  Returns
+ * the descriptor, -EBADF, or -EAGAIN when the whole policy must run (no
+ * such number yet, full, the limit changed): placement_new_backing, with
+ * the lock held.
  */
 int placement_try_backing(int real_fd);
+
+/*
+ * Where the whole policy last found room, the first try's number (0:
+ * none), and the number from which a closed backing descriptor sends the
+ * next one back to the policy (UINT_MAX: none).  Written under the table
+ * lock, read lock-free.
+ */
+extern unsigned placement_first_from __attribute__((visibility("hidden")));
+extern unsigned placement_back_up_at __attribute__((visibility("hidden")));
+
+/*
+ * Backing descriptor fd has been closed.  While first tries go below where
+ * the policy starts (that start was full), one closed at or above it sends
+ * the next backing descriptor to the whole policy, which takes that room
+ * again: backing descriptors move back up, out of the application's
+ * numbers, as they close.  Lock-free and async-signal-safe: a load and a
+ * comparison.
+ */
+static inline void placement_backing_closed(int fd)
+{
+	if (__builtin_expect((unsigned)fd >=
+			     __atomic_load_n(&placement_back_up_at, __ATOMIC_RELAXED), 0)) {
+		__atomic_store_n(&placement_first_from, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&placement_back_up_at, UINT_MAX, __ATOMIC_RELAXED);
+	}
+}
 
 /*
  * Make the kernel's soft limit cover backing descriptor fd, so that a dup3

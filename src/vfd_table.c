@@ -573,6 +573,8 @@ static int release_vfd(int vfd, int close_backing)
 		maker_end();
 	if (backing == -EBADF)
 		return -EBADF;
+	if (close_backing)
+		placement_backing_closed(backing);
 	UFD_LOG("close %d", vfd);
 	return r;
 }

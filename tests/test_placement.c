@@ -8,7 +8,8 @@
  *                after a thousand made and closed, after close(0), after
  *                the soft limit is lowered and raised back; with room above
  *                the soft limit (backings above it) and without (soft =
- *                hard: a region below it that moves back up)
+ *                hard: a region below it that moves back up), and with
+ *                more than the room above holds (back above it after)
  *   limit_*      the application sees its own RLIMIT_NOFILE (getrlimit,
  *                prlimit, sysconf, getdtablesize), gets EMFILE, EBADF and
  *                EINVAL at it as from the kernel, and a child that does not
@@ -131,6 +132,23 @@ START_TEST(sequence_above_limit)
 	/* The application still sees 1024. */
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	ck_assert_int_eq(rl.rlim_cur, 1024);
+}
+END_TEST
+
+/* More virtual descriptors than the room above holds: the rest go below
+ * the limit, and once they are closed the next backing descriptor is
+ * above it again (a close there sends placement back up). */
+START_TEST(sequence_room_full)
+{
+	struct rlimit rl;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (rl.rlim_max < 1024)
+		return; /* no room: sequence_no_room covers it */
+	/* Room above: as much as the soft limit, 256 numbers. */
+	set_nofile(256, 0);
+	churn_and_check(400, 256);
+	churn_and_check(400, 256);
 }
 END_TEST
 
@@ -420,6 +438,7 @@ int main(void)
 	tcase_add_test(tc, sequence_after_close_0);
 	tcase_add_test(tc, sequence_limit_lowered_and_raised);
 	tcase_add_test(tc, sequence_no_room);
+	tcase_add_test(tc, sequence_room_full);
 	tcase_add_test(tc, limit_view);
 	tcase_add_test(tc, limit_child);
 	tcase_add_test(tc, limit_zero);
