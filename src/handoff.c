@@ -76,12 +76,11 @@ static int survives(uint32_t v, int spawn)
  * (not one a signal handler closed, whose number may be anyone's)? */
 static int backs_open_vfd(int64_t fd)
 {
-	uint32_t slot = revmap_get(&vfd_backing_map, (uint32_t)fd), v;
+	int owner = vfd_owner((int)fd);
 
-	if (!slot)
-		return 0;
-	v = fdmap_get(&vfd_map, slot - 1);
-	return (v & VFD_BUSY) && vfd_backing_of(v) == fd;
+	/* An open one translates to its backing descriptor, a closed one
+	 * to itself. */
+	return owner >= 0 && vfd_translate_high(owner) == fd;
 }
 
 /*
