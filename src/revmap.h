@@ -12,8 +12,8 @@
  *
  * Storage: REVMAP_NSEGS segments of REVMAP_SEG_SLOTS values, each mapped
  * on first use and never moved or freed (fork inherits them), with a bit
- * per non-zero value for the walk.  A map that holds nothing touches no memory: the structure is all
- * zero, and static storage is.
+ * per non-zero value for the walk.  A map that holds nothing touches no
+ * memory: the structure is all zero, and static storage is.
  *
  * Concurrency: revmap_put and revmap_drop must be serialised by the caller,
  * and so must revmap_next with them.  revmap_get may run at any time, in

@@ -180,10 +180,11 @@ void vfd_unlock(void)
  * backing descriptor (block_makers) adds BLOCKER_ONE, waits until no
  * maker is left, and takes it off when done.  A maker that finds a
  * blocker there takes its count off again and makes (or closes) its
- * descriptor inside the lock.  Both are read-modify-writes of the one word, so one of the two
- * always sees the other.  The waiting holds no lock (makers need it to
- * finish), and a thread never waits for itself: not from a signal handler
- * that interrupted it making one (maker_here) or holding the lock.
+ * descriptor inside the lock.  Both are read-modify-writes of the one
+ * word, so one of the two always sees the other.  The waiting holds no
+ * lock (makers need it to finish), and a thread never waits for itself:
+ * not from a signal handler that interrupted it making one (maker_here)
+ * or holding the lock.
  */
 #define MAKER_ONE    1U
 #define MAKER_MASK   0xffffU
@@ -439,9 +440,10 @@ __attribute__((noinline)) static int64_t alloc_at(enum vfd_where where,
  * The end of vfd_create when the entry is not taken (idx, -errno) or the
  * backing descriptor is adopted: closed before unlocking (and before its
  * maker is done), for the reason makers announce themselves: after, the
- * number may be the application's.  An adopted one is the caller's; once it is a backing
- * descriptor, it is ufd's: close-on-exec, and its close-on-fork mark is
- * the virtual descriptor's flag now.  Table lock held.
+ * number may be the application's.  An adopted one is the caller's; once
+ * it is a backing descriptor, it is ufd's: close-on-exec, and its
+ * close-on-fork mark is the virtual descriptor's flag now.  Table lock
+ * held.
  */
 static void unmark(int fd);
 
