@@ -11,7 +11,6 @@
  */
 #include "settings.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,8 @@
 #include "sys.h"
 #include "text.h"
 
+/* The defaults, which load_once leaves alone when no UFD_* variable is
+ * set: each must be what load_once sets for an unset variable. */
 struct ufd_settings ufd_settings = { .inherit = 1, .report_exitcode = -1 };
 
 /* glibc's, declared only under _GNU_SOURCE. */
@@ -34,7 +35,7 @@ static int any_setting;
 
 /* The value of setting `name`, or NULL: secure_getenv, once there is any
  * UFD_* variable at all. */
-static const char *setting(const char *name)
+UFD_STARTUP static const char *setting(const char *name)
 {
 	return any_setting ? secure_getenv(name) : NULL;
 }
@@ -44,7 +45,7 @@ static const char *setting(const char *name)
  * first is the default): its index.  Anything else is reported on stderr
  * and the default used.
  */
-static int choice(const char *name, const char *const *values, int n)
+UFD_STARTUP static int choice(const char *name, const char *const *values, int n)
 {
 	const char *s = setting(name);
 
@@ -68,7 +69,7 @@ static int choice(const char *name, const char *const *values, int n)
  * A whole decimal number in [lo, hi] from setting `name`, or `dflt` if it
  * is unset; anything else is reported on stderr and `dflt` used.
  */
-static int number(const char *name, int lo, int hi, int dflt)
+UFD_STARTUP static int number(const char *name, int lo, int hi, int dflt)
 {
 	const char *s = setting(name), *end;
 	unsigned long v;
@@ -85,20 +86,20 @@ static int number(const char *name, int lo, int hi, int dflt)
 
 /* UFD_RANDOM_MAX: random mode's numbers are below it (at least 4, so that
  * [3, N) is not empty; at most 2^20, a bitmap's worth per process). */
-static void read_random_max(void)
+UFD_STARTUP static void read_random_max(void)
 {
 	ufd_settings.random_max = number("UFD_RANDOM_MAX", 4, 1 << 20, 0);
 }
 
 /* UFD_REPORT_EXITCODE: an exit status, 0 to 255. */
-static void read_report_exitcode(void)
+UFD_STARTUP static void read_report_exitcode(void)
 {
 	ufd_settings.report_exitcode = number("UFD_REPORT_EXITCODE", 0, 255, -1);
 }
 
 /* UFD_SEED, if set: a number in C syntax (decimal, 0x hex).  Anything else
  * is reported and left to the kernel's random seed. */
-static void read_seed(void)
+UFD_STARTUP static void read_seed(void)
 {
 	const char *s = setting("UFD_SEED");
 	char *end;
@@ -138,7 +139,7 @@ static int excluded_range_count;
 /* The name a user would give a call: "__open64_2", "open64" and "open"
  * are all "open"; "__recv_chk" is "recv"; "pipe2" is "pipe", "accept4"
  * "accept" (a numbered successor).  Written to family. */
-static void call_family(const char *name, char *family, size_t size)
+UFD_STARTUP static void call_family(const char *name, char *family, size_t size)
 {
 	size_t n;
 
@@ -158,7 +159,7 @@ static void call_family(const char *name, char *family, size_t size)
 }
 
 /* Mark every call that item names; returns how many. */
-static int exclude_calls(const char *item)
+UFD_STARTUP static int exclude_calls(const char *item)
 {
 	char family[64];
 	int found = 0;
@@ -174,7 +175,7 @@ static int exclude_calls(const char *item)
 }
 
 /* "N" or "N-M" as the whole of item. */
-static int exclude_range(const char *item)
+UFD_STARTUP static int exclude_range(const char *item)
 {
 	unsigned long first, last;
 	const char *p = ufd_parse_decimal(item, 0x7fffffff, &first);
@@ -191,7 +192,7 @@ static int exclude_range(const char *item)
 	return 0;
 }
 
-static void read_exclude(void)
+UFD_STARTUP static void read_exclude(void)
 {
 	const char *s = setting("UFD_EXCLUDE"), *p, *why = NULL;
 	char item[64];
@@ -253,7 +254,7 @@ int ufd_settings_exclude(int fd, enum ufd_call call)
  * privileges but without AT_SECURE, do not get them either.  No file is
  * opened for a setting.
  */
-static void secure_settings(void)
+UFD_STARTUP static void secure_settings(void)
 {
 	char msg[256] = "ufd: secure-execution program: ignoring";
 	size_t len = strlen(msg);
@@ -287,7 +288,7 @@ static void secure_settings(void)
 		 0, 0, 0);
 }
 
-static void load_once(void)
+UFD_STARTUP static void load_once(void)
 {
 	static const char *const zero_one[] = { "0", "1" };
 	static const char *const one_zero[] = { "1", "0" };
@@ -296,9 +297,13 @@ static void load_once(void)
 	const char *log, *report, *suppress;
 	int mode;
 
-	secure_settings();
 	for (char **e = environ; e && *e && !any_setting; e++)
-		any_setting = !strncmp(*e, "UFD_", 4);
+		any_setting = ufd_skip_prefix(*e, "UFD_") != NULL;
+	/* Without any UFD_* variable every field keeps its default, the
+	 * initializer's; and there is nothing for secure_settings to drop. */
+	if (!any_setting)
+		return;
+	secure_settings();
 	log = setting("UFD_LOG");
 	ufd_settings.log = log && *log ? log : NULL;
 	ufd_settings.cloexec = choice("UFD_CLOEXEC", zero_one, 2);
@@ -322,9 +327,34 @@ static void load_once(void)
 				  ufd_settings.report;
 }
 
-void ufd_settings_load(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+/*
+ * Once, as pthread_once would, without its cost in every process: glibc's
+ * pthread_once ends with a futex system call to wake waiters, and its
+ * word would sit in .bss, a page start-up touches for nothing else.  The
+ * state is in .data (initialised, so not zero: ufd_settings' page), and
+ * a caller that finds another thread loading (only possible if another
+ * library's constructor starts threads that make descriptors before ufd's
+ * own constructor has run) yields until it is done.  As with
+ * pthread_once, a call from load_once itself would never return (it
+ * makes none).
+ */
+enum { SETTINGS_LOADING = 1, SETTINGS_LOADED, SETTINGS_UNREAD };
+static int settings_state = SETTINGS_UNREAD;
 
-	pthread_once(&once, load_once);
+UFD_STARTUP void ufd_settings_load(void)
+{
+	int unread = SETTINGS_UNREAD;
+
+	if (__atomic_load_n(&settings_state, __ATOMIC_ACQUIRE) == SETTINGS_LOADED)
+		return;
+	if (__atomic_compare_exchange_n(&settings_state, &unread,
+					SETTINGS_LOADING, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_ACQUIRE)) {
+		load_once();
+		__atomic_store_n(&settings_state, SETTINGS_LOADED,
+				 __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&settings_state, __ATOMIC_ACQUIRE) != SETTINGS_LOADED)
+		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
 }

@@ -46,6 +46,14 @@ struct ufd_settings {
 			      * that exec'd this one (not a setting), or NULL */
 };
 
+/*
+ * Code that runs only at start-up (the constructor and what it calls):
+ * in the section the compiler gives the constructor itself, which the
+ * linker keeps in one piece, so that start-up reads as few pages of the
+ * library's code as it can (each a page fault in every process).
+ */
+#define UFD_STARTUP __attribute__((section(".text.startup")))
+
 /* Hidden, so that the wrappers read it without the GOT. */
 extern struct ufd_settings ufd_settings __attribute__((visibility("hidden")));
 

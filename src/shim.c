@@ -172,24 +172,19 @@ static const unsigned char lazy_row[UFD_NCALLS] = {
 #include "calls.def"
 };
 
-/*
- * The start-up walk (symbols.c); fast when its answers stand for
- * dlsym's.  stats counts the names each answered.
- */
-static struct ufd_symbols start_syms;
-static int start_fast;
+/* How many names the start-up walk (symbols.c) and dlsym answered. */
 static struct resolve_stats {
 	int walk, walk_missing, dlsym;
 } stats;
 
-/* One name at start-up: the walk's answer when it is sure of it, else
- * dlsym's. */
-UFD_EARLY static void *resolve_early(const char *name, uint32_t hash,
+/* One name at start-up: the walk's answer when it is sure of it (walk
+ * NULL: never), else dlsym's. */
+UFD_EARLY UFD_STARTUP static void *resolve_early(const struct ufd_symbols *walk,
+				     const char *name, uint32_t hash,
 				     void *missing)
 {
 	void *fn;
-	int r = start_fast ? ufd_symbols_find(&start_syms, name, hash, &fn)
-			   : -ENOTSUP;
+	int r = walk ? ufd_symbols_find(walk, name, hash, &fn) : -ENOTSUP;
 
 	if (r == 0) {
 		stats.walk++;
@@ -205,7 +200,8 @@ UFD_EARLY static void *resolve_early(const char *name, uint32_t hash,
 
 /* Resolve now every row still at its stub; the UFD_LAZY ones too if
  * lazy_too. */
-UFD_EARLY static void resolve_rows(int lazy_too)
+UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
+				   int lazy_too)
 {
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_HAND(name, ret, err, params, args, "")
@@ -215,7 +211,8 @@ UFD_EARLY static void resolve_rows(int lazy_too)
 	if ((lazy_too || !lazy_row[UFD_CALL_##name]) &&                       \
 	    UFD_REAL(name) == resolve_##name)                                 \
 		INSTALL_REAL(name, resolve_##name,                            \
-			     resolve_early(#name, UFD_SYMBOLS_HASH(#name),    \
+			     resolve_early(walk, #name,                       \
+					   UFD_SYMBOLS_HASH(#name),           \
 					   (void *)missing_##name));
 #include "calls.def"
 }
@@ -227,7 +224,7 @@ UFD_EARLY static void resolve_rows(int lazy_too)
  * UFD_LAZY rows wait for their first use unless all is set), then one
  * line of counts.  Costs what the walk saves; for the tests only.
  */
-static void check_resolve(int all)
+static void check_resolve(const struct ufd_symbols *walk, int all)
 {
 	int rows = 0, differ = 0, lazy = 0;
 	char line[160];
@@ -237,9 +234,9 @@ static void check_resolve(int all)
 #define UFD_HAND(name, ret, err, params, args, why)                          \
 	{                                                               \
 		void *walk_ = NULL, *dl_ = dlsym(RTLD_NEXT, #name);      \
-		int r_ = start_fast ? ufd_symbols_find(&start_syms, #name, \
-						       UFD_SYMBOLS_HASH(#name), &walk_) \
-				    : -ENOTSUP;                         \
+		int r_ = walk ? ufd_symbols_find(walk, #name,            \
+						 UFD_SYMBOLS_HASH(#name), &walk_) \
+			      : -ENOTSUP;                               \
 		int waits_ = UFD_REAL(name) == resolve_##name;           \
 		rows++;                                                 \
 		lazy += waits_;                                         \
@@ -266,7 +263,7 @@ static void check_resolve(int all)
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
 		"%d left to dlsym; %d left to first use; %d differ\n",
-		rows, start_fast ? "on" : "off", stats.walk, stats.walk_missing,
+		rows, walk ? "on" : "off", stats.walk, stats.walk_missing,
 		stats.dlsym, lazy, differ);
 }
 
@@ -290,27 +287,31 @@ static void check_resolve(int all)
  * answers for them too, where ufd_shim_resolve would ask dlsym one name
  * at a time.
  */
-void ufd_shim_init(void)
+UFD_STARTUP void ufd_shim_init(void)
 {
+	/* The walk's state is needed only here: on the stack, which the
+	 * loader has used deeper already, rather than in 2.8 KB of .bss
+	 * that would push the variables start-up writes onto a page of
+	 * their own (a page fault in every process). */
+	struct ufd_symbols syms;
+	const struct ufd_symbols *walk = NULL;
 	void *close_fn = NULL;
 	int all = ufd_settings.report || ufd_settings.mode_all ||
 		  ufd_settings.mode_random;
 
-	start_fast = ufd_symbols_open(&start_syms,
-				      (const void *)ufd_shim_init) == 0;
-	ufd_self_name = start_syms.self_name;
-	if (start_fast) {
-		int r = ufd_symbols_find(&start_syms, "close",
+	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
+		int r = ufd_symbols_find(&syms, "close",
 					 UFD_SYMBOLS_HASH("close"), &close_fn);
 		void *dl = dlsym(RTLD_NEXT, "close");
 
-		if (!((r == 0 && close_fn == dl) || (r == -ENOENT && !dl)))
-			start_fast = 0;
+		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
+			walk = &syms;
 	}
-	resolve_rows(all);
+	ufd_self_name = syms.self_name;
+	resolve_rows(walk, all);
 	ufd_interposed = UFD_REAL(close) != missing_close;
 	if (__builtin_expect(ufd_settings.check_resolve, 0))
-		check_resolve(all);
+		check_resolve(walk, all);
 }
 
 /* dlsym, as the row's stub: the start-up walk's state is the

@@ -94,7 +94,7 @@ UFD_EARLY static void fork_release(void)
 	sig_unlock(&fork_mask);
 }
 
-void ufd_signal_init(void)
+UFD_STARTUP void ufd_signal_init(void)
 {
 	pthread_atfork(fork_prepare, fork_release, fork_release);
 }

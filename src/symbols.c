@@ -27,11 +27,17 @@
 #include <errno.h>
 #include <link.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY). */
-#define EARLY __attribute__((no_sanitize("address", "thread", "undefined")))
+#include "settings.h"
+#include "text.h"
+
+extern char **environ;
+
+/* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY); runs
+ * only at start-up (settings.h's UFD_STARTUP). */
+#define EARLY __attribute__((no_sanitize("address", "thread", "undefined"))) \
+	UFD_STARTUP
 
 #define BLOOM_BITS (sizeof(uintptr_t) * 8)
 
@@ -173,10 +179,16 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	s->n = 0;
 	s->complete = 1;
 	s->self_name = NULL;
-	/* glibc ignores LD_DYNAMIC_WEAK in a secure-execution program, as
-	 * secure_getenv does; with it, a weak definition does not end the
-	 * search, and the walk declines such definitions. */
-	s->weak_final = secure_getenv("LD_DYNAMIC_WEAK") == NULL;
+	/* With LD_DYNAMIC_WEAK set (to anything), a weak definition does not
+	 * end the search, and the walk declines such definitions.  The loader
+	 * reads it as this does, and in a secure-execution program has
+	 * already removed it from the environment (unsecvars.h).  Not
+	 * secure_getenv: its first call costs a look-up by the loader and a
+	 * page of libc's code. */
+	s->weak_final = 1;
+	for (char **e = environ; e && *e; e++)
+		if (ufd_skip_prefix(*e, "LD_DYNAMIC_WEAK="))
+			s->weak_final = 0;
 	if (dl_iterate_phdr(walk_one, &w) != 0 || !w.found_self)
 		return -ENOTSUP;
 	/* dl_iterate_phdr lists the caller's namespace only; dlpi_adds -
