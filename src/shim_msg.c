@@ -270,95 +270,147 @@ static int poll_names_ufd(const struct pollfd *fds, nfds_t n)
  * vectors elsewhere): the unit of poll_copy_seg's copy. */
 typedef uint32_t poll_pair __attribute__((vector_size(16)));
 
+/* The 16-bit word k of a pair: with k 0 and 4, the low halves of its two
+ * numbers.  GCC's generic element access goes through the stack.  And the
+ * constraint of a vector register in an asm operand. */
+#ifdef __SSE2__
+typedef short poll_words __attribute__((vector_size(16)));
+#define poll_low(x, k) ((uint16_t)__builtin_ia32_vec_ext_v8hi((poll_words)(x), (k)))
+#define POLL_VREG "+x"
+#else
+#define poll_low(x, k) ((x)[(k) / 2] & (FDMAP_SEG_SLOTS - 1))
+#define POLL_VREG "+w" /* aarch64 */
+#endif
+
+/* The accumulators of poll_copy_seg's pass. */
+struct poll_acc {
+	poll_pair any, all;	/* OR and AND of the entries' words */
+	uint32_t busy0, busy1;	/* AND of the slots read (two: GCC would
+				 * AND the pair's slots first, and spend a
+				 * move an entry) */
+};
+
+/*
+ * Two entries of poll_copy_seg's pass: p[0..1] copied to q[0..1] with
+ * their numbers' slots of the segment `slot` in place, translated.  The
+ * indexes come out of the vector that was stored and accumulated, so that
+ * the slots read are those of the numbers checked.
+ */
+static inline void poll_seg_pair(struct pollfd *q, const struct pollfd *p,
+				 const uint32_t *slot, struct poll_acc *acc)
+{
+	poll_pair x;
+	uint32_t v0, v1;
+
+	__builtin_memcpy(&x, p, sizeof(x));
+	__builtin_memcpy(q, &x, sizeof(x));
+	v0 = __atomic_load_n(&slot[poll_low(x, 0)], __ATOMIC_ACQUIRE);
+	v1 = __atomic_load_n(&slot[poll_low(x, 4)], __ATOMIC_ACQUIRE);
+	acc->any |= x;
+	acc->all &= x;
+	acc->busy0 &= v0;
+	acc->busy1 &= v1;
+	q[0].fd = (int)(v0 >> VFD_REAL_SHIFT);
+	q[1].fd = (int)(v1 >> VFD_REAL_SHIFT);
+	/* One chain each: GCC would regroup the ANDs and ORs of an unrolled
+	 * block into trees, at a move an entry. */
+	__asm__("" : "+r"(acc->busy0), "+r"(acc->busy1), POLL_VREG(acc->any),
+		POLL_VREG(acc->all));
+}
+
+/* Entries in a block of the loops over a poll array: fully unrolled, at
+ * constant offsets, then the rest one by one (GCC's own unrolling of a
+ * loop of unknown count steps its pointers at every entry, and computes
+ * where to jump in). */
+#define POLL_BLOCK 32
+
 /*
  * The common array of a program that polls virtual descriptors: every
  * entry an open one, all in one segment of the map (as all are in a
- * process with fewer than 65,536).  Copies the n entries of fds to copy,
- * translated, and returns 1 if the array is such; else 0, copy's content
- * unspecified.  Lock-free and async-signal-safe, as vfd_translate.
+ * process with fewer than 65,536).  Copies the n (> 0) entries of fds to
+ * copy, translated, and returns 1 if the array is such; else 0, copy's
+ * content unspecified.  Lock-free and async-signal-safe, as
+ * vfd_translate.
  *
- * Two passes without a branch per entry, loops the compiler unrolls: the
- * first copies two entries with one vector load and store and accumulates
- * the OR and the AND of the words, of which words 0 and 2 are the numbers
- * (the numbers share their high bits, their segment, only if those agree);
- * the second reads each number's slot, from the copy that was checked (the
- * caller's array may change meanwhile), and ANDs the slots so that one
- * test after the loop says whether all were open.  This is all the work
- * of translating, about seven instructions an entry.
+ * One pass without a branch per entry over the segment of the first
+ * entry's number (any 16-bit index is one of its slots): poll_seg_pair
+ * copies each pair with the slots in place and accumulates the OR and the
+ * AND of the words (of which words 0 and 2 are the numbers) and of the
+ * slots.  After it, one test says whether every number had the first one's high
+ * bits, its segment, and whether every slot was open: the slots read were then
+ * those of the numbers themselves, as loaded (the caller's array may
+ * change meanwhile).  Seven instructions an entry.
  */
-static inline int poll_copy_seg(struct pollfd *copy, const struct pollfd *fds,
-				nfds_t n)
+static inline __attribute__((always_inline)) int
+poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 {
-	const struct pollfd *p = fds, *pairs_end = fds + (n & ~(nfds_t)1);
+	const struct pollfd *p = fds, *blocks_end = fds + (n & -(nfds_t)POLL_BLOCK);
 	struct pollfd *q = copy;
-	poll_pair any = { 0 }, all = ~any, x;
-	uint32_t or_, and_, busy = VFD_BUSY;
+	uint32_t seg = (uint32_t)fds->fd, or_, and_;
+	struct poll_acc acc = { { 0 }, { 0 }, VFD_BUSY, VFD_BUSY };
 	const uint32_t *slot;
 
-#pragma GCC unroll 16
-	for (; p != pairs_end; p += 2, q += 2) {
-		__builtin_memcpy(&x, p, sizeof(x));
-		__builtin_memcpy(q, &x, sizeof(x));
-		any |= x;
-		all &= x;
-	}
-	or_ = any[0] | any[2];
-	and_ = all[0] & all[2];
+	if (!vfd_in_space((int)seg))
+		return 0;
+	slot = fdmap_seg_slots(&vfd_map, seg - FD_UNSEQ_BASE);
+	if (!slot)
+		return 0;
+	acc.all = ~acc.any;
+	for (; p != blocks_end; p += POLL_BLOCK, q += POLL_BLOCK)
+#pragma GCC unroll 16 /* POLL_BLOCK / 2 */
+		for (int k = 0; k < POLL_BLOCK; k += 2)
+			poll_seg_pair(q + k, p + k, slot, &acc);
+	for (nfds_t k = n % POLL_BLOCK / 2; k; k--, p += 2, q += 2)
+		poll_seg_pair(q, p, slot, &acc);
+	or_ = acc.any[0] | acc.any[2];
+	and_ = acc.all[0] & acc.all[2];
 	if (n & 1) {
+		uint32_t v;
+
 		*q = *p;
 		or_ |= (uint32_t)q->fd;
 		and_ &= (uint32_t)q->fd;
+		v = __atomic_load_n(&slot[(uint32_t)q->fd & (FDMAP_SEG_SLOTS - 1)],
+				    __ATOMIC_ACQUIRE);
+		acc.busy0 &= v;
+		q->fd = (int)(v >> VFD_REAL_SHIFT);
 	}
-	if ((or_ ^ and_) >= FDMAP_SEG_SLOTS || !vfd_in_space((int)and_))
-		return 0;
-	slot = fdmap_seg_slots(&vfd_map, and_ - FD_UNSEQ_BASE);
-	if (!slot)
-		return 0;
-#pragma GCC unroll 16
-	for (nfds_t i = 0; i < n; i++) {
-		uint32_t v = __atomic_load_n(
-			&slot[(uint32_t)copy[i].fd & (FDMAP_SEG_SLOTS - 1)],
-			__ATOMIC_ACQUIRE);
-
-		busy &= v;
-		copy[i].fd = (int)(v >> VFD_REAL_SHIFT);
-	}
-	return busy != 0;
+	return ((or_ ^ seg) | (and_ ^ seg)) < FDMAP_SEG_SLOTS && (acc.busy0 & acc.busy1);
 }
 
 /*
- * A copy of fds (which the kernel has just read: it can be) with every
- * entry translated: a virtual descriptor's backing one, VFD_NO_FD for a
- * backing descriptor's own number, a closed virtual number kept, so that
- * the kernel answers POLLNVAL for both as for any closed descriptor.  In
- * stack (room for POLL_STACK) or a new mapping (*mapped set to its
- * length).  Returns the copy; fds itself if the array names none of ufd's
- * numbers (there is nothing to translate); NULL if the mapping fails.
+ * The other arrays, those poll_copy_seg does not take (n > POLL_STACK, or
+ * not all open virtual descriptors of one segment): a copy of fds (which
+ * the kernel has just read: it can be) with every entry translated: a
+ * virtual descriptor's backing one, VFD_NO_FD for a backing descriptor's
+ * own number, a closed virtual number kept, so that the kernel answers
+ * POLLNVAL for both as for any closed descriptor.  In stack (room for
+ * POLL_STACK) or a new mapping (*mapped set to its length).  Returns the
+ * copy; fds itself if the array names none of ufd's numbers (there is
+ * nothing to translate); NULL if the mapping fails.
  *
  * A copy, never the caller's array translated in place and put back: the
  * kernel writes only revents there, and another thread or a signal
  * handler may read the array meanwhile, and must never see a backing
  * number there.
  */
-static inline struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
-					    struct pollfd *stack, size_t *mapped)
+__attribute__((noinline)) static struct pollfd *
+poll_translate(struct pollfd *fds, nfds_t n, struct pollfd *stack, size_t *mapped)
 {
 	struct pollfd *copy = stack;
 
 	*mapped = 0;
+	if (!poll_names_ufd(fds, n))
+		return fds;
 	if (n > POLL_STACK) {
-		if (!poll_names_ufd(fds, n))
-			return fds;
 		*mapped = n * sizeof(*fds);
 		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (ufd_sys_is_error((long)copy))
 			return NULL;
+		if (poll_copy_seg(copy, fds, n))
+			return copy;
 	}
-	if (poll_copy_seg(copy, fds, n))
-		return copy;
-	if (n <= POLL_STACK && !poll_names_ufd(fds, n))
-		return fds;
 	__builtin_memcpy(copy, fds, n * sizeof(*fds));
 	vfd_translate_each(&copy->fd, n, sizeof(*copy));
 	return copy;
@@ -373,18 +425,28 @@ static inline struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 			      size_t mapped, int ret)
 {
+	struct pollfd *p = fds, *blocks_end = fds + (n & -(nfds_t)POLL_BLOCK),
+		      *end = fds + n;
+	const struct pollfd *q = copy;
+
 	if (ret == 0) {
 		short zero = 0;
 
 		/* In a register: GCC would zero one for each 16-bit store. */
 		__asm__("" : "+r"(zero));
-#pragma GCC unroll 16
-		for (nfds_t i = 0; i < n; i++)
-			fds[i].revents = zero;
+		for (; p != blocks_end; p += POLL_BLOCK)
+#pragma GCC unroll 32 /* POLL_BLOCK */
+			for (int k = 0; k < POLL_BLOCK; k++)
+				p[k].revents = zero;
+		for (; p != end; p++)
+			p->revents = zero;
 	} else if (ret > 0) {
-#pragma GCC unroll 16
-		for (nfds_t i = 0; i < n; i++)
-			fds[i].revents = copy[i].revents;
+		for (; p != blocks_end; p += POLL_BLOCK, q += POLL_BLOCK)
+#pragma GCC unroll 32 /* POLL_BLOCK */
+			for (int k = 0; k < POLL_BLOCK; k++)
+				p[k].revents = q[k].revents;
+		for (; p != end; p++, q++)
+			p->revents = q->revents;
 	}
 	if (mapped)
 		ufd_sys_munmap(copy, mapped);
@@ -392,35 +454,50 @@ static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 }
 
 /*
- * The four poll wrappers after the call on the caller's array `fds`
- * returned r > 0 in a process that holds virtual descriptors (an entry
- * with a virtual number makes the kernel return at once, with POLLNVAL for
- * it): if the array names one of ufd's numbers, the call is made again on
- * a translated copy, whose revents are handed back; else r stands.  The
- * call again is ppoll with ts and mask if ppoll_again, else poll with
- * timeout: the fortified forms' check of the array's length has passed in
- * the first call, and the copy is ufd's.  Out of line, so that the
- * wrappers' common case keeps a small frame.
+ * The poll wrappers after the call on the caller's array `fds` returned
+ * r > 0 in a process that holds virtual descriptors (an entry with a
+ * virtual number makes the kernel return at once, with POLLNVAL for it):
+ * if the array names one of ufd's numbers, the call is made again on a
+ * translated copy, whose revents are handed back; else r stands.  The call
+ * again is ppoll with ts and mask if is_ppoll, else poll with timeout: the
+ * fortified forms' check of the array's length has passed in the first
+ * call, and the copy is ufd's.  The body of poll_again and ppoll_again,
+ * out of line so that the wrappers' common case keeps a small frame and
+ * calls them last, with 6 arguments at most.
  */
-__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
-						int r, int ppoll_again,
-						int timeout,
-						const struct timespec *ts,
-						const sigset_t *mask)
+static inline __attribute__((always_inline)) int
+poll_again_body(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
+		const struct timespec *ts, const sigset_t *mask)
 {
-	struct pollfd stack[POLL_STACK], *copy;
-	size_t mapped;
+	struct pollfd stack[POLL_STACK], *copy = stack;
+	size_t mapped = 0;
 
-	copy = poll_translate(fds, n, stack, &mapped);
-	if (copy == fds)
-		return r;
-	if (!copy) /* no room for a copy */
-		return ufd_ret(-ENOMEM);
-	if (ppoll_again)
+	/* r > 0: n > 0, as poll_copy_seg needs. */
+	if (n > POLL_STACK || !poll_copy_seg(stack, fds, n)) {
+		copy = poll_translate(fds, n, stack, &mapped);
+		if (copy == fds)
+			return r;
+		if (!copy) /* no room for a copy */
+			return ufd_ret(-ENOMEM);
+	}
+	if (is_ppoll)
 		r = UFD_REAL(ppoll)(copy, n, ts, mask);
 	else
 		r = UFD_REAL(poll)(copy, n, timeout);
 	return poll_finish(fds, copy, n, mapped, r);
+}
+
+__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
+						int r, int timeout)
+{
+	return poll_again_body(fds, n, r, 0, timeout, NULL, NULL);
+}
+
+__attribute__((noinline)) static int ppoll_again(struct pollfd *fds, nfds_t n,
+						 int r, const struct timespec *ts,
+						 const sigset_t *mask)
+{
+	return poll_again_body(fds, n, r, 1, 0, ts, mask);
 }
 
 /*
@@ -440,7 +517,7 @@ UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
+	return poll_again(fds, n, r, timeout);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
@@ -450,7 +527,7 @@ UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeou
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 1, 0, timeout, mask);
+	return ppoll_again(fds, n, r, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
@@ -459,7 +536,7 @@ UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdsl
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
+	return poll_again(fds, n, r, timeout);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
@@ -470,7 +547,7 @@ UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 1, 0, timeout, mask);
+	return ppoll_again(fds, n, r, timeout, mask);
 }
 
 /*
