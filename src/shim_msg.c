@@ -125,37 +125,52 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 #define CONTROL_COPY_MAX 65536
 
 /*
+ * The control data of the message whose header `copy` is (ufd's copy, with
+ * sizeof(struct cmsghdr) <= msg_controllen <= CONTROL_COPY_MAX) read into
+ * control, msg_controllen bytes, and copy pointed at it: returns 1; 0 if
+ * it cannot be read (the kernel's EFAULT).
+ */
+static int read_control(struct msghdr *copy, void *control)
+{
+	if (ufd_sys_read_self(control, copy->msg_control, copy->msg_controllen) !=
+	    (long)copy->msg_controllen)
+		return 0;
+	copy->msg_control = control;
+	return 1;
+}
+
+/* Is a header's msg_controllen one that read_control reads?  Below, no
+ * descriptor fits; above, the kernel refuses the message. */
+static inline int control_to_read(const struct msghdr *h)
+{
+	return h->msg_controllen >= sizeof(struct cmsghdr) &&
+	       h->msg_controllen <= CONTROL_COPY_MAX;
+}
+
+/*
  * sendmsg(fd, msg, flags) in a process that holds virtual descriptors: if
  * the message carries a virtual or a backing descriptor with SCM_RIGHTS,
  * it is sent from a copy with them translated (a backing descriptor must
  * never be sent: VFD_NO_FD, for the kernel's EBADF).  msg is read with
  * ufd_sys_read_self, before the kernel does; what cannot be read goes to
- * the kernel as it is, for its EFAULT.  With `probe`, nothing is sent:
- * returns 1 if the message needs translating, else 0.
+ * the kernel as it is, for its EFAULT.
  */
 __attribute__((noinline)) static ssize_t send_translated(int fd,
 							 const struct msghdr *msg,
-							 int flags, int probe)
+							 int flags)
 {
 	struct msghdr copy;
 
 	if (ufd_sys_read_self(&copy, msg, sizeof(copy)) != (long)sizeof(copy) ||
-	    copy.msg_controllen < sizeof(struct cmsghdr) ||
-	    copy.msg_controllen > CONTROL_COPY_MAX)
-		return probe ? 0 : UFD_REAL(sendmsg)(fd, msg, flags);
+	    !control_to_read(&copy))
+		return UFD_REAL(sendmsg)(fd, msg, flags);
 
 	union {
 		struct cmsghdr align;
 		char bytes[copy.msg_controllen];
 	} control;
 
-	if (ufd_sys_read_self(control.bytes, copy.msg_control, copy.msg_controllen) !=
-	    (long)copy.msg_controllen)
-		return probe ? 0 : UFD_REAL(sendmsg)(fd, msg, flags);
-	copy.msg_control = control.bytes;
-	if (probe)
-		return map_rights(&copy, vfd_translate, 0) != 0;
-	if (!map_rights(&copy, vfd_translate, 1))
+	if (!read_control(&copy, control.bytes) || !map_rights(&copy, vfd_translate, 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 	return UFD_REAL(sendmsg)(fd, &copy, flags);
 }
@@ -166,44 +181,147 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	/* No virtual descriptor: no number in the message can be ufd's. */
 	if (__builtin_expect(!vfd_any(), 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
-	return send_translated(fd, msg, flags, 0);
+	return send_translated(fd, msg, flags);
+}
+
+/* Does the message whose header h is (ufd's copy, control_to_read) carry
+ * a virtual or a backing descriptor?  No if its control data cannot be
+ * read: the kernel's EFAULT stops sendmmsg there. */
+__attribute__((noinline)) static int rights_to_translate(const struct msghdr *h)
+{
+	struct msghdr copy = *h;
+	union {
+		struct cmsghdr align;
+		char bytes[copy.msg_controllen];
+	} control;
+
+	return read_control(&copy, control.bytes) && map_rights(&copy, vfd_translate, 0);
+}
+
+/* ufd_sys_read_self, out of line where it is rare. */
+__attribute__((noinline)) static long read_self_slow(void *dst, const void *src, size_t len)
+{
+	return ufd_sys_read_self(dst, src, len);
+}
+
+/* Messages whose headers sendmmsg reads in one system call: less than
+ * 4 KiB of them, as ufd_sys_read_self_span reads. */
+#define MMSG_BATCH 32
+
+/* Does one of the n headers have control data that may hold a
+ * descriptor?  Only if the OR of their lengths is that large: an
+ * instruction a header, in blocks of 8 at constant offsets. */
+static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+{
+	const struct mmsghdr *h = head, *blocks_end = head + (n & ~7U), *end = head + n;
+	size_t any = 0;
+
+	for (; h != blocks_end; h += 8)
+#pragma GCC unroll 8
+		for (int k = 0; k < 8; k++)
+			any |= h[k].msg_hdr.msg_controllen;
+	for (; h != end; h++)
+		any |= h->msg_hdr.msg_controllen;
+	return any >= sizeof(struct cmsghdr);
+}
+
+/* The first of the n headers (ufd's copies) whose message carries a
+ * virtual or a backing descriptor, or n.  Out of line: rare. */
+__attribute__((noinline)) static unsigned int mmsg_rights(const struct mmsghdr *head,
+							  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (control_to_read(&head[i].msg_hdr) && rights_to_translate(&head[i].msg_hdr))
+			break;
+	return i;
 }
 
 /*
- * sendmmsg with virtual SCM_RIGHTS descriptors: the messages before the
- * first that needs translating go in one real sendmmsg, not read again
- * after their probe; from that one on, one sendmsg per message (which
- * reads that first one a second time), with sendmmsg's own result rules
- * (the count sent, or -1 if the first message failed).
+ * The first of vec's n messages that carries a virtual or a backing
+ * descriptor with SCM_RIGHTS, or n if none does before the first that
+ * cannot be read (where the kernel's sendmmsg stops: the count sent before
+ * it, or EFAULT).  The headers are read MMSG_BATCH at a time, as the
+ * kernel reads them (each mmsghdr's msghdr, not its msg_len), with one
+ * process_vm_readv; the control data only of those that have any.  vec
+ * may be NULL or unmapped: it is only read through the kernel.
  */
-UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
+static inline __attribute__((always_inline)) unsigned int
+mmsg_first_to_translate(const struct mmsghdr *vec, unsigned int n)
 {
-	unsigned int i, first;
+	struct mmsghdr head[MMSG_BATCH];
+	unsigned int from = 0;
 
-	/* A message that cannot be read needs nothing: the kernel's answer
-	 * (the count sent before it, or EFAULT) is the right one.  vec may
-	 * be NULL or unmapped: msg_hdr, the first member, is reached without
-	 * a member access. */
-	for (first = 0; vfd_any() && first < n; first++)
-		if (send_translated(-1, (const struct msghdr *)(const void *)(vec + first),
-				    0, 1))
+	while (from < n) {
+		unsigned int k = n - from < MMSG_BATCH ? n - from : MMSG_BATCH, whole, i;
+		const void *at = (const void *)((uintptr_t)vec + from * sizeof(*vec));
+		size_t len = (k - 1) * sizeof(*vec) + sizeof(struct msghdr);
+		long got = ufd_sys_read_self_span(head, at, len);
+
+		whole = k;
+		if (__builtin_expect(got != (long)len, 0)) {
+			if (got == -ENOSYS || got == -EPERM)
+				got = read_self_slow(head, at, len);
+			if (got < (long)sizeof(struct msghdr))
+				break;
+			/* The headers read whole. */
+			whole = (unsigned int)(((size_t)got - sizeof(struct msghdr)) /
+					       sizeof(*vec)) + 1;
+		}
+		/* Those that have control data are looked at. */
+		if (__builtin_expect(mmsg_any_control(head, whole), 0) &&
+		    (i = mmsg_rights(head, whole)) < whole)
+			return from + i;
+		if (whole < k)
 			break;
-	if (!vfd_any() || first == n)
-		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
+		from += k;
+	}
+	return n;
+}
+
+/*
+ * sendmmsg on fd (translated) in a process that holds virtual descriptors,
+ * out of line (the wrapper's common case keeps no frame).  The messages
+ * before the first that carries a virtual SCM_RIGHTS descriptor go in one
+ * real sendmmsg, not read again after their check; from that one on, one
+ * sendmsg per message (send_translated, which reads that first one a
+ * second time), with sendmmsg's own result rules (the count sent, or -1 if
+ * the first message failed).
+ */
+__attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
+						      unsigned int n, int flags)
+{
+	unsigned int i, first = mmsg_first_to_translate(vec, n);
+
+	if (first == n)
+		return UFD_REAL(sendmmsg)(fd, vec, n, flags);
 	if (first) {
-		int r = UFD_REAL(sendmmsg)(vfd_translate(fd), vec, first, flags);
+		int r = UFD_REAL(sendmmsg)(fd, vec, first, flags);
 
 		if (r < (int)first)
 			return r;
 	}
 	for (i = first; i < n; i++) {
-		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
+		ssize_t r = send_translated(fd, &vec[i].msg_hdr, flags);
+		unsigned int len = (unsigned int)r;
 
 		if (r < 0)
 			return i ? (int)i : -1;
-		vec[i].msg_len = (unsigned int)r;
+		/* Written as the kernel writes it: where it cannot be, the
+		 * message is sent but not counted. */
+		if (ufd_sys_write_self(&vec[i].msg_len, &len, sizeof(len)) != sizeof(len))
+			return i ? (int)i : ufd_ret(-EFAULT);
 	}
 	return (int)n;
+}
+
+UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
+{
+	fd = vfd_translate(fd);
+	if (__builtin_expect(!vfd_any(), 1))
+		return UFD_REAL(sendmmsg)(fd, vec, n, flags);
+	return sendmmsg_virtual(fd, vec, n, flags);
 }
 
 /* ---- socket options that carry a descriptor ---- */
