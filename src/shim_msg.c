@@ -107,6 +107,33 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return recvmsg_slow(fd, msg, flags);
 }
 
+/* Does one of the n headers (memory ufd may read) have control data that
+ * may hold a descriptor?  Only if the OR of their lengths is that large:
+ * an instruction a header, in blocks of 8 at constant offsets. */
+static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+{
+	const struct mmsghdr *h = head, *blocks_end = head + (n & ~7U), *end = head + n;
+	size_t any = 0;
+
+	for (; h != blocks_end; h += 8)
+#pragma GCC unroll 8
+		for (int k = 0; k < 8; k++)
+			any |= h[k].msg_hdr.msg_controllen;
+	for (; h != end; h++)
+		any |= h->msg_hdr.msg_controllen;
+	return any >= sizeof(struct cmsghdr);
+}
+
+/* The descriptors recvmmsg received into the r messages of vec (the
+ * kernel has written their headers), as new ones; returns r. */
+__attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
+{
+	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
+		for (int i = 0; i < r; i++)
+			map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	return r;
+}
+
 UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 			struct timespec *timeout)
 {
@@ -114,8 +141,8 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	for (int i = 0; __builtin_expect(rights_are_new(), 0) && i < r; i++)
-		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	if (__builtin_expect(rights_are_new(), 0))
+		return mmsg_received(vec, r);
 	return r;
 }
 
@@ -207,23 +234,6 @@ __attribute__((noinline)) static long read_self_slow(void *dst, const void *src,
 /* Messages whose headers sendmmsg reads in one system call: less than
  * 4 KiB of them, as ufd_sys_read_self_span reads. */
 #define MMSG_BATCH 32
-
-/* Does one of the n headers have control data that may hold a
- * descriptor?  Only if the OR of their lengths is that large: an
- * instruction a header, in blocks of 8 at constant offsets. */
-static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
-{
-	const struct mmsghdr *h = head, *blocks_end = head + (n & ~7U), *end = head + n;
-	size_t any = 0;
-
-	for (; h != blocks_end; h += 8)
-#pragma GCC unroll 8
-		for (int k = 0; k < 8; k++)
-			any |= h[k].msg_hdr.msg_controllen;
-	for (; h != end; h++)
-		any |= h->msg_hdr.msg_controllen;
-	return any >= sizeof(struct cmsghdr);
-}
 
 /* The first of the n headers (ufd's copies) whose message carries a
  * virtual or a backing descriptor, or n.  Out of line: rare. */
