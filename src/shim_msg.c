@@ -597,22 +597,22 @@ static inline __attribute__((always_inline)) int
 poll_again_body(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
 		const struct timespec *ts, const sigset_t *mask)
 {
-	struct pollfd stack[POLL_STACK], *copy = stack;
-	size_t mapped = 0;
+	struct pollfd stack[POLL_STACK], *copy;
+	size_t mapped;
 
 	/* r > 0: n > 0, as poll_copy_seg needs. */
-	if (n > POLL_STACK || !poll_copy_seg(stack, fds, n)) {
-		copy = poll_translate(fds, n, stack, &mapped);
-		if (copy == fds)
-			return r;
-		if (!copy) /* no room for a copy */
-			return ufd_ret(-ENOMEM);
-	}
-	if (is_ppoll)
-		r = UFD_REAL(ppoll)(copy, n, ts, mask);
-	else
-		r = UFD_REAL(poll)(copy, n, timeout);
-	return poll_finish(fds, copy, n, mapped, r);
+	if (n <= POLL_STACK && poll_copy_seg(stack, fds, n))
+		return poll_finish(fds, stack, n, 0,
+				   is_ppoll ? UFD_REAL(ppoll)(stack, n, ts, mask)
+					    : UFD_REAL(poll)(stack, n, timeout));
+	copy = poll_translate(fds, n, stack, &mapped);
+	if (copy == fds)
+		return r;
+	if (!copy) /* no room for a copy */
+		return ufd_ret(-ENOMEM);
+	return poll_finish(fds, copy, n, mapped,
+			   is_ppoll ? UFD_REAL(ppoll)(copy, n, ts, mask)
+				    : UFD_REAL(poll)(copy, n, timeout));
 }
 
 __attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
