@@ -8,6 +8,12 @@
  */
 #include "diff.h"
 
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
 /* ---- sockets ---- */
 
 static void note_addr(struct run *r, int line, const struct sockaddr_un *a,
@@ -186,6 +192,63 @@ static void mmsg_unreadable(struct run *r, int f, const struct stat *ref)
 	munmap(area, 2 * pg);
 }
 
+/*
+ * In a child whose seccomp filter answers process_vm_readv with err
+ * (ENOSYS: a kernel before 3.2; EPERM: a sandbox), where ufd reads the
+ * caller's memory directly: sendmmsg of three messages, the 2nd with a
+ * descriptor.  The child's exit status: 0 if all three came, the 2nd with
+ * the descriptor (the same file), else which went wrong.
+ */
+static int mmsg_without_vm_readv(int f, const struct stat *ref, int err)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+	union {
+		struct cmsghdr c;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec one = { (void *)"S", 1 };
+	struct mmsghdr mm[3];
+	struct stat st;
+	int sp[2], status, recvd;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sp) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+			_exit(10);
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < 3; i++) {
+			mm[i].msg_hdr.msg_iov = &one;
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		rights_msg(&mm[1].msg_hdr, &u, sizeof(u), f);
+		if (sendmmsg(sp[0], mm, 3, MSG_NOSIGNAL) != 3)
+			_exit(11);
+		for (int i = 0; i < 3; i++) {
+			if (recv_fd(sp[1], MSG_DONTWAIT, &recvd) != 1 || (recvd >= 0) != (i == 1))
+				_exit(12 + i);
+			if (recvd >= 0 && (fstat(recvd, &st) != 0 || st.st_ino != ref->st_ino ||
+					   st.st_dev != ref->st_dev))
+				_exit(15);
+		}
+		_exit(0);
+	}
+	close(sp[0]);
+	close(sp[1]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 script_fn script_sockets;
 
 void script_sockets(struct run *r)
@@ -317,6 +380,8 @@ void script_sockets(struct run *r)
 
 	mmsg_batches(r, f, &ref);
 	mmsg_unreadable(r, f, &ref);
+	LOG(r, mmsg_without_vm_readv(f, &ref, ENOSYS));
+	LOG(r, mmsg_without_vm_readv(f, &ref, EPERM));
 
 	/* Options and names. */
 	ilen = sizeof(val);
