@@ -59,11 +59,11 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 	return changed;
 }
 
-/* UFD_MODE=all and random: a descriptor received with SCM_RIGHTS is a new
- * one too. */
+/* UFD_MODE=all and random, and the sanitizer's records (UFD_REPORT): a
+ * descriptor received with SCM_RIGHTS is a new one too. */
 static inline int rights_are_new(void)
 {
-	return ufd_settings.mode_all | ufd_settings.mode_random;
+	return ufd_settings.mode_all | ufd_settings.mode_random | (ufd_settings.report != NULL);
 }
 
 static int received_msg(int fd)
@@ -93,7 +93,7 @@ __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
-	if (r < 0 || !rights_are_new() || msg->msg_controllen < sizeof(struct cmsghdr))
+	if (r < 0 || msg->msg_controllen < sizeof(struct cmsghdr) || !rights_are_new())
 		return r;
 	return received_rights(msg, r);
 }
@@ -134,16 +134,26 @@ __attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
 	return r;
 }
 
-UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
-			struct timespec *timeout)
+/* recvmmsg under newfd_work, out of line, as recvmsg_slow. */
+__attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
+						   unsigned int n, int flags,
+						   struct timespec *timeout)
 {
 	int r;
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	if (__builtin_expect(rights_are_new(), 0))
+	if (rights_are_new())
 		return mmsg_received(vec, r);
 	return r;
+}
+
+UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
+			struct timespec *timeout)
+{
+	if (__builtin_expect(!ufd_settings.newfd_work, 1))
+		return UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
+	return recvmmsg_slow(fd, vec, n, flags, timeout);
 }
 
 /* The kernel refuses control data past net.core.optmem_max (20 KiB by
@@ -507,8 +517,9 @@ poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 }
 
 /*
- * The other arrays, those poll_copy_seg does not take (n > POLL_STACK, or
- * not all open virtual descriptors of one segment): a copy of fds (which
+ * The other arrays, those poll_copy_seg does not take on the stack (n >
+ * POLL_STACK: it is tried on the mapping; or not all open virtual
+ * descriptors of one segment): a copy of fds (which
  * the kernel has just read: it can be) with every entry translated: a
  * virtual descriptor's backing one, VFD_NO_FD for a backing descriptor's
  * own number, a closed virtual number kept, so that the kernel answers

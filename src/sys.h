@@ -212,7 +212,8 @@ static inline long ufd_sys_read_self_pieces(const struct ufd_iovec *local,
 			(long)remote, (long)n, 0);
 }
 
-/* getpid(), with no argument register set. */
+/* getpid(), with no argument register set.  Not to be cached: see
+ * ufd_sys_self_vm. */
 static inline long ufd_sys_getpid(void)
 {
 #if defined(__x86_64__)
