@@ -59,11 +59,11 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 	return changed;
 }
 
-/* UFD_MODE=all and random: a descriptor received with SCM_RIGHTS is a new
- * one too. */
+/* UFD_MODE=all and random, and the sanitizer's records (UFD_REPORT): a
+ * descriptor received with SCM_RIGHTS is a new one too. */
 static inline int rights_are_new(void)
 {
-	return ufd_settings.mode_all | ufd_settings.mode_random;
+	return ufd_settings.mode_all | ufd_settings.mode_random | (ufd_settings.report != NULL);
 }
 
 static int received_msg(int fd)
@@ -93,7 +93,7 @@ __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
-	if (r < 0 || !rights_are_new() || msg->msg_controllen < sizeof(struct cmsghdr))
+	if (r < 0 || msg->msg_controllen < sizeof(struct cmsghdr) || !rights_are_new())
 		return r;
 	return received_rights(msg, r);
 }
@@ -107,16 +107,53 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return recvmsg_slow(fd, msg, flags);
 }
 
-UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
-			struct timespec *timeout)
+/* Does one of the n headers (memory ufd may read) have control data that
+ * may hold a descriptor?  Only if the OR of their lengths is that large:
+ * an instruction a header, in blocks of 8 at constant offsets. */
+static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+{
+	const struct mmsghdr *h = head, *blocks_end = head + (n & ~7U), *end = head + n;
+	size_t any = 0;
+
+	for (; h != blocks_end; h += 8)
+#pragma GCC unroll 8
+		for (int k = 0; k < 8; k++)
+			any |= h[k].msg_hdr.msg_controllen;
+	for (; h != end; h++)
+		any |= h->msg_hdr.msg_controllen;
+	return any >= sizeof(struct cmsghdr);
+}
+
+/* The descriptors recvmmsg received into the r messages of vec (the
+ * kernel has written their headers), as new ones; returns r. */
+__attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
+{
+	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
+		for (int i = 0; i < r; i++)
+			map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	return r;
+}
+
+/* recvmmsg under newfd_work, out of line, as recvmsg_slow. */
+__attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
+						   unsigned int n, int flags,
+						   struct timespec *timeout)
 {
 	int r;
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	for (int i = 0; __builtin_expect(rights_are_new(), 0) && i < r; i++)
-		map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	if (rights_are_new())
+		return mmsg_received(vec, r);
 	return r;
+}
+
+UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
+			struct timespec *timeout)
+{
+	if (__builtin_expect(!ufd_settings.newfd_work, 1))
+		return UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
+	return recvmmsg_slow(fd, vec, n, flags, timeout);
 }
 
 /* The kernel refuses control data past net.core.optmem_max (20 KiB by
@@ -125,37 +162,52 @@ UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 #define CONTROL_COPY_MAX 65536
 
 /*
+ * The control data of the message whose header `copy` is (ufd's copy, with
+ * sizeof(struct cmsghdr) <= msg_controllen <= CONTROL_COPY_MAX) read into
+ * control, msg_controllen bytes, and copy pointed at it: returns 1; 0 if
+ * it cannot be read (the kernel's EFAULT).
+ */
+static int read_control(struct msghdr *copy, void *control)
+{
+	if (ufd_sys_read_self(control, copy->msg_control, copy->msg_controllen) !=
+	    (long)copy->msg_controllen)
+		return 0;
+	copy->msg_control = control;
+	return 1;
+}
+
+/* Is a header's msg_controllen one that read_control reads?  Below, no
+ * descriptor fits; above, the kernel refuses the message. */
+static inline int control_to_read(const struct msghdr *h)
+{
+	return h->msg_controllen >= sizeof(struct cmsghdr) &&
+	       h->msg_controllen <= CONTROL_COPY_MAX;
+}
+
+/*
  * sendmsg(fd, msg, flags) in a process that holds virtual descriptors: if
  * the message carries a virtual or a backing descriptor with SCM_RIGHTS,
  * it is sent from a copy with them translated (a backing descriptor must
  * never be sent: VFD_NO_FD, for the kernel's EBADF).  msg is read with
  * ufd_sys_read_self, before the kernel does; what cannot be read goes to
- * the kernel as it is, for its EFAULT.  With `probe`, nothing is sent:
- * returns 1 if the message needs translating, else 0.
+ * the kernel as it is, for its EFAULT.
  */
 __attribute__((noinline)) static ssize_t send_translated(int fd,
 							 const struct msghdr *msg,
-							 int flags, int probe)
+							 int flags)
 {
 	struct msghdr copy;
 
 	if (ufd_sys_read_self(&copy, msg, sizeof(copy)) != (long)sizeof(copy) ||
-	    copy.msg_controllen < sizeof(struct cmsghdr) ||
-	    copy.msg_controllen > CONTROL_COPY_MAX)
-		return probe ? 0 : UFD_REAL(sendmsg)(fd, msg, flags);
+	    !control_to_read(&copy))
+		return UFD_REAL(sendmsg)(fd, msg, flags);
 
 	union {
 		struct cmsghdr align;
 		char bytes[copy.msg_controllen];
 	} control;
 
-	if (ufd_sys_read_self(control.bytes, copy.msg_control, copy.msg_controllen) !=
-	    (long)copy.msg_controllen)
-		return probe ? 0 : UFD_REAL(sendmsg)(fd, msg, flags);
-	copy.msg_control = control.bytes;
-	if (probe)
-		return map_rights(&copy, vfd_translate, 0) != 0;
-	if (!map_rights(&copy, vfd_translate, 1))
+	if (!read_control(&copy, control.bytes) || !map_rights(&copy, vfd_translate, 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 	return UFD_REAL(sendmsg)(fd, &copy, flags);
 }
@@ -166,44 +218,130 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	/* No virtual descriptor: no number in the message can be ufd's. */
 	if (__builtin_expect(!vfd_any(), 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
-	return send_translated(fd, msg, flags, 0);
+	return send_translated(fd, msg, flags);
+}
+
+/* Does the message whose header h is (ufd's copy, control_to_read) carry
+ * a virtual or a backing descriptor?  No if its control data cannot be
+ * read: the kernel's EFAULT stops sendmmsg there. */
+__attribute__((noinline)) static int rights_to_translate(const struct msghdr *h)
+{
+	struct msghdr copy = *h;
+	union {
+		struct cmsghdr align;
+		char bytes[copy.msg_controllen];
+	} control;
+
+	return read_control(&copy, control.bytes) && map_rights(&copy, vfd_translate, 0);
+}
+
+/* ufd_sys_read_self, out of line where it is rare. */
+__attribute__((noinline)) static long read_self_slow(void *dst, const void *src, size_t len)
+{
+	return ufd_sys_read_self(dst, src, len);
+}
+
+/* Messages whose headers sendmmsg reads in one system call: less than
+ * 4 KiB of them, as ufd_sys_read_self_span reads. */
+#define MMSG_BATCH 32
+
+/* The first of the n headers (ufd's copies) whose message carries a
+ * virtual or a backing descriptor, or n.  Out of line: rare. */
+__attribute__((noinline)) static unsigned int mmsg_rights(const struct mmsghdr *head,
+							  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (control_to_read(&head[i].msg_hdr) && rights_to_translate(&head[i].msg_hdr))
+			break;
+	return i;
 }
 
 /*
- * sendmmsg with virtual SCM_RIGHTS descriptors: the messages before the
- * first that needs translating go in one real sendmmsg, not read again
- * after their probe; from that one on, one sendmsg per message (which
- * reads that first one a second time), with sendmmsg's own result rules
- * (the count sent, or -1 if the first message failed).
+ * The first of vec's n messages that carries a virtual or a backing
+ * descriptor with SCM_RIGHTS, or n if none does before the first that
+ * cannot be read (where the kernel's sendmmsg stops: the count sent before
+ * it, or EFAULT).  The headers are read MMSG_BATCH at a time, as the
+ * kernel reads them (each mmsghdr's msghdr, not its msg_len), with one
+ * process_vm_readv; the control data only of those that have any.  vec
+ * may be NULL or unmapped: it is only read through the kernel.
  */
-UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
+static inline __attribute__((always_inline)) unsigned int
+mmsg_first_to_translate(const struct mmsghdr *vec, unsigned int n)
 {
-	unsigned int i, first;
+	struct mmsghdr head[MMSG_BATCH];
+	unsigned int from = 0;
 
-	/* A message that cannot be read needs nothing: the kernel's answer
-	 * (the count sent before it, or EFAULT) is the right one.  vec may
-	 * be NULL or unmapped: msg_hdr, the first member, is reached without
-	 * a member access. */
-	for (first = 0; vfd_any() && first < n; first++)
-		if (send_translated(-1, (const struct msghdr *)(const void *)(vec + first),
-				    0, 1))
+	while (from < n) {
+		unsigned int k = n - from < MMSG_BATCH ? n - from : MMSG_BATCH, whole, i;
+		const void *at = (const void *)((uintptr_t)vec + from * sizeof(*vec));
+		size_t len = (k - 1) * sizeof(*vec) + sizeof(struct msghdr);
+		long got = ufd_sys_read_self_span(head, at, len);
+
+		whole = k;
+		if (__builtin_expect(got != (long)len, 0)) {
+			if (got == -ENOSYS || got == -EPERM)
+				got = read_self_slow(head, at, len);
+			if (got < (long)sizeof(struct msghdr))
+				break;
+			/* The headers read whole. */
+			whole = (unsigned int)(((size_t)got - sizeof(struct msghdr)) /
+					       sizeof(*vec)) + 1;
+		}
+		/* Those that have control data are looked at. */
+		if (__builtin_expect(mmsg_any_control(head, whole), 0) &&
+		    (i = mmsg_rights(head, whole)) < whole)
+			return from + i;
+		if (whole < k)
 			break;
-	if (!vfd_any() || first == n)
-		return UFD_REAL(sendmmsg)(vfd_translate(fd), vec, n, flags);
+		from += k;
+	}
+	return n;
+}
+
+/*
+ * sendmmsg on fd (translated) in a process that holds virtual descriptors,
+ * out of line (the wrapper's common case keeps no frame).  The messages
+ * before the first that carries a virtual SCM_RIGHTS descriptor go in one
+ * real sendmmsg, not read again after their check; from that one on, one
+ * sendmsg per message (send_translated, which reads that first one a
+ * second time), with sendmmsg's own result rules (the count sent, or -1 if
+ * the first message failed).
+ */
+__attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
+						      unsigned int n, int flags)
+{
+	unsigned int i, first = mmsg_first_to_translate(vec, n);
+
+	if (first == n)
+		return UFD_REAL(sendmmsg)(fd, vec, n, flags);
 	if (first) {
-		int r = UFD_REAL(sendmmsg)(vfd_translate(fd), vec, first, flags);
+		int r = UFD_REAL(sendmmsg)(fd, vec, first, flags);
 
 		if (r < (int)first)
 			return r;
 	}
 	for (i = first; i < n; i++) {
-		ssize_t r = sendmsg(fd, &vec[i].msg_hdr, flags);
+		ssize_t r = send_translated(fd, &vec[i].msg_hdr, flags);
+		unsigned int len = (unsigned int)r;
 
 		if (r < 0)
 			return i ? (int)i : -1;
-		vec[i].msg_len = (unsigned int)r;
+		/* Written as the kernel writes it: where it cannot be, the
+		 * message is sent but not counted. */
+		if (ufd_sys_write_self(&vec[i].msg_len, &len, sizeof(len)) != sizeof(len))
+			return i ? (int)i : ufd_ret(-EFAULT);
 	}
 	return (int)n;
+}
+
+UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
+{
+	fd = vfd_translate(fd);
+	if (__builtin_expect(!vfd_any(), 1))
+		return UFD_REAL(sendmmsg)(fd, vec, n, flags);
+	return sendmmsg_virtual(fd, vec, n, flags);
 }
 
 /* ---- socket options that carry a descriptor ---- */
@@ -270,95 +408,148 @@ static int poll_names_ufd(const struct pollfd *fds, nfds_t n)
  * vectors elsewhere): the unit of poll_copy_seg's copy. */
 typedef uint32_t poll_pair __attribute__((vector_size(16)));
 
+/* The 16-bit word k of a pair: with k 0 and 4, the low halves of its two
+ * numbers.  GCC's generic element access goes through the stack.  And the
+ * constraint of a vector register in an asm operand. */
+#ifdef __SSE2__
+typedef short poll_words __attribute__((vector_size(16)));
+#define poll_low(x, k) ((uint16_t)__builtin_ia32_vec_ext_v8hi((poll_words)(x), (k)))
+#define POLL_VREG "+x"
+#else
+#define poll_low(x, k) ((x)[(k) / 2] & (FDMAP_SEG_SLOTS - 1))
+#define POLL_VREG "+w" /* aarch64 */
+#endif
+
+/* The accumulators of poll_copy_seg's pass. */
+struct poll_acc {
+	poll_pair any, all;	/* OR and AND of the entries' words */
+	uint32_t busy0, busy1;	/* AND of the slots read (two: GCC would
+				 * AND the pair's slots first, and spend a
+				 * move an entry) */
+};
+
+/*
+ * Two entries of poll_copy_seg's pass: p[0..1] copied to q[0..1] with
+ * their numbers' slots of the segment `slot` in place, translated.  The
+ * indexes come out of the vector that was stored and accumulated, so that
+ * the slots read are those of the numbers checked.
+ */
+static inline void poll_seg_pair(struct pollfd *q, const struct pollfd *p,
+				 const uint32_t *slot, struct poll_acc *acc)
+{
+	poll_pair x;
+	uint32_t v0, v1;
+
+	__builtin_memcpy(&x, p, sizeof(x));
+	__builtin_memcpy(q, &x, sizeof(x));
+	v0 = __atomic_load_n(&slot[poll_low(x, 0)], __ATOMIC_ACQUIRE);
+	v1 = __atomic_load_n(&slot[poll_low(x, 4)], __ATOMIC_ACQUIRE);
+	acc->any |= x;
+	acc->all &= x;
+	acc->busy0 &= v0;
+	acc->busy1 &= v1;
+	q[0].fd = (int)(v0 >> VFD_REAL_SHIFT);
+	q[1].fd = (int)(v1 >> VFD_REAL_SHIFT);
+	/* One chain each: GCC would regroup the ANDs and ORs of an unrolled
+	 * block into trees, at a move an entry. */
+	__asm__("" : "+r"(acc->busy0), "+r"(acc->busy1), POLL_VREG(acc->any),
+		POLL_VREG(acc->all));
+}
+
+/* Entries in a block of the loops over a poll array: fully unrolled, at
+ * constant offsets, then the rest one by one (GCC's own unrolling of a
+ * loop of unknown count steps its pointers at every entry, and computes
+ * where to jump in). */
+#define POLL_BLOCK 32
+
 /*
  * The common array of a program that polls virtual descriptors: every
  * entry an open one, all in one segment of the map (as all are in a
- * process with fewer than 65,536).  Copies the n entries of fds to copy,
- * translated, and returns 1 if the array is such; else 0, copy's content
- * unspecified.  Lock-free and async-signal-safe, as vfd_translate.
+ * process with fewer than 65,536).  Copies the n (> 0) entries of fds to
+ * copy, translated, and returns 1 if the array is such; else 0, copy's
+ * content unspecified.  Lock-free and async-signal-safe, as
+ * vfd_translate.
  *
- * Two passes without a branch per entry, loops the compiler unrolls: the
- * first copies two entries with one vector load and store and accumulates
- * the OR and the AND of the words, of which words 0 and 2 are the numbers
- * (the numbers share their high bits, their segment, only if those agree);
- * the second reads each number's slot, from the copy that was checked (the
- * caller's array may change meanwhile), and ANDs the slots so that one
- * test after the loop says whether all were open.  This is all the work
- * of translating, about seven instructions an entry.
+ * One pass without a branch per entry over the segment of the first
+ * entry's number (any 16-bit index is one of its slots): poll_seg_pair
+ * copies each pair with the slots in place and accumulates the OR and the
+ * AND of the words (of which words 0 and 2 are the numbers) and of the
+ * slots.  After it, one test says whether every number had the first one's high
+ * bits, its segment, and whether every slot was open: the slots read were then
+ * those of the numbers themselves, as loaded (the caller's array may
+ * change meanwhile).  Seven instructions an entry.
  */
-static inline int poll_copy_seg(struct pollfd *copy, const struct pollfd *fds,
-				nfds_t n)
+static inline __attribute__((always_inline)) int
+poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 {
-	const struct pollfd *p = fds, *pairs_end = fds + (n & ~(nfds_t)1);
+	const struct pollfd *p = fds, *blocks_end = fds + (n & -(nfds_t)POLL_BLOCK);
 	struct pollfd *q = copy;
-	poll_pair any = { 0 }, all = ~any, x;
-	uint32_t or_, and_, busy = VFD_BUSY;
+	uint32_t seg = (uint32_t)fds->fd, or_, and_;
+	struct poll_acc acc = { { 0 }, { 0 }, VFD_BUSY, VFD_BUSY };
 	const uint32_t *slot;
 
-#pragma GCC unroll 16
-	for (; p != pairs_end; p += 2, q += 2) {
-		__builtin_memcpy(&x, p, sizeof(x));
-		__builtin_memcpy(q, &x, sizeof(x));
-		any |= x;
-		all &= x;
-	}
-	or_ = any[0] | any[2];
-	and_ = all[0] & all[2];
+	if (!vfd_in_space((int)seg))
+		return 0;
+	slot = fdmap_seg_slots(&vfd_map, seg - FD_UNSEQ_BASE);
+	if (!slot)
+		return 0;
+	acc.all = ~acc.any;
+	for (; p != blocks_end; p += POLL_BLOCK, q += POLL_BLOCK)
+#pragma GCC unroll 16 /* POLL_BLOCK / 2 */
+		for (int k = 0; k < POLL_BLOCK; k += 2)
+			poll_seg_pair(q + k, p + k, slot, &acc);
+	for (nfds_t k = n % POLL_BLOCK / 2; k; k--, p += 2, q += 2)
+		poll_seg_pair(q, p, slot, &acc);
+	or_ = acc.any[0] | acc.any[2];
+	and_ = acc.all[0] & acc.all[2];
 	if (n & 1) {
+		uint32_t v;
+
 		*q = *p;
 		or_ |= (uint32_t)q->fd;
 		and_ &= (uint32_t)q->fd;
+		v = __atomic_load_n(&slot[(uint32_t)q->fd & (FDMAP_SEG_SLOTS - 1)],
+				    __ATOMIC_ACQUIRE);
+		acc.busy0 &= v;
+		q->fd = (int)(v >> VFD_REAL_SHIFT);
 	}
-	if ((or_ ^ and_) >= FDMAP_SEG_SLOTS || !vfd_in_space((int)and_))
-		return 0;
-	slot = fdmap_seg_slots(&vfd_map, and_ - FD_UNSEQ_BASE);
-	if (!slot)
-		return 0;
-#pragma GCC unroll 16
-	for (nfds_t i = 0; i < n; i++) {
-		uint32_t v = __atomic_load_n(
-			&slot[(uint32_t)copy[i].fd & (FDMAP_SEG_SLOTS - 1)],
-			__ATOMIC_ACQUIRE);
-
-		busy &= v;
-		copy[i].fd = (int)(v >> VFD_REAL_SHIFT);
-	}
-	return busy != 0;
+	return ((or_ ^ seg) | (and_ ^ seg)) < FDMAP_SEG_SLOTS && (acc.busy0 & acc.busy1);
 }
 
 /*
- * A copy of fds (which the kernel has just read: it can be) with every
- * entry translated: a virtual descriptor's backing one, VFD_NO_FD for a
- * backing descriptor's own number, a closed virtual number kept, so that
- * the kernel answers POLLNVAL for both as for any closed descriptor.  In
- * stack (room for POLL_STACK) or a new mapping (*mapped set to its
- * length).  Returns the copy; fds itself if the array names none of ufd's
- * numbers (there is nothing to translate); NULL if the mapping fails.
+ * The other arrays, those poll_copy_seg does not take on the stack (n >
+ * POLL_STACK: it is tried on the mapping; or not all open virtual
+ * descriptors of one segment): a copy of fds (which
+ * the kernel has just read: it can be) with every entry translated: a
+ * virtual descriptor's backing one, VFD_NO_FD for a backing descriptor's
+ * own number, a closed virtual number kept, so that the kernel answers
+ * POLLNVAL for both as for any closed descriptor.  In stack (room for
+ * POLL_STACK) or a new mapping (*mapped set to its length).  Returns the
+ * copy; fds itself if the array names none of ufd's numbers (there is
+ * nothing to translate); NULL if the mapping fails.
  *
  * A copy, never the caller's array translated in place and put back: the
  * kernel writes only revents there, and another thread or a signal
  * handler may read the array meanwhile, and must never see a backing
  * number there.
  */
-static inline struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
-					    struct pollfd *stack, size_t *mapped)
+__attribute__((noinline)) static struct pollfd *
+poll_translate(struct pollfd *fds, nfds_t n, struct pollfd *stack, size_t *mapped)
 {
 	struct pollfd *copy = stack;
 
 	*mapped = 0;
+	if (!poll_names_ufd(fds, n))
+		return fds;
 	if (n > POLL_STACK) {
-		if (!poll_names_ufd(fds, n))
-			return fds;
 		*mapped = n * sizeof(*fds);
 		copy = ufd_sys_mmap(NULL, *mapped, PROT_READ | PROT_WRITE,
 				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (ufd_sys_is_error((long)copy))
 			return NULL;
+		if (poll_copy_seg(copy, fds, n))
+			return copy;
 	}
-	if (poll_copy_seg(copy, fds, n))
-		return copy;
-	if (n <= POLL_STACK && !poll_names_ufd(fds, n))
-		return fds;
 	__builtin_memcpy(copy, fds, n * sizeof(*fds));
 	vfd_translate_each(&copy->fd, n, sizeof(*copy));
 	return copy;
@@ -373,18 +564,28 @@ static inline struct pollfd *poll_translate(struct pollfd *fds, nfds_t n,
 static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 			      size_t mapped, int ret)
 {
+	struct pollfd *p = fds, *blocks_end = fds + (n & -(nfds_t)POLL_BLOCK),
+		      *end = fds + n;
+	const struct pollfd *q = copy;
+
 	if (ret == 0) {
 		short zero = 0;
 
 		/* In a register: GCC would zero one for each 16-bit store. */
 		__asm__("" : "+r"(zero));
-#pragma GCC unroll 16
-		for (nfds_t i = 0; i < n; i++)
-			fds[i].revents = zero;
+		for (; p != blocks_end; p += POLL_BLOCK)
+#pragma GCC unroll 32 /* POLL_BLOCK */
+			for (int k = 0; k < POLL_BLOCK; k++)
+				p[k].revents = zero;
+		for (; p != end; p++)
+			p->revents = zero;
 	} else if (ret > 0) {
-#pragma GCC unroll 16
-		for (nfds_t i = 0; i < n; i++)
-			fds[i].revents = copy[i].revents;
+		for (; p != blocks_end; p += POLL_BLOCK, q += POLL_BLOCK)
+#pragma GCC unroll 32 /* POLL_BLOCK */
+			for (int k = 0; k < POLL_BLOCK; k++)
+				p[k].revents = q[k].revents;
+		for (; p != end; p++, q++)
+			p->revents = q->revents;
 	}
 	if (mapped)
 		ufd_sys_munmap(copy, mapped);
@@ -392,35 +593,50 @@ static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 }
 
 /*
- * The four poll wrappers after the call on the caller's array `fds`
- * returned r > 0 in a process that holds virtual descriptors (an entry
- * with a virtual number makes the kernel return at once, with POLLNVAL for
- * it): if the array names one of ufd's numbers, the call is made again on
- * a translated copy, whose revents are handed back; else r stands.  The
- * call again is ppoll with ts and mask if ppoll_again, else poll with
- * timeout: the fortified forms' check of the array's length has passed in
- * the first call, and the copy is ufd's.  Out of line, so that the
- * wrappers' common case keeps a small frame.
+ * The poll wrappers after the call on the caller's array `fds` returned
+ * r > 0 in a process that holds virtual descriptors (an entry with a
+ * virtual number makes the kernel return at once, with POLLNVAL for it):
+ * if the array names one of ufd's numbers, the call is made again on a
+ * translated copy, whose revents are handed back; else r stands.  The call
+ * again is ppoll with ts and mask if is_ppoll, else poll with timeout: the
+ * fortified forms' check of the array's length has passed in the first
+ * call, and the copy is ufd's.  The body of poll_again and ppoll_again,
+ * out of line so that the wrappers' common case keeps a small frame and
+ * calls them last, with 6 arguments at most.
  */
-__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
-						int r, int ppoll_again,
-						int timeout,
-						const struct timespec *ts,
-						const sigset_t *mask)
+static inline __attribute__((always_inline)) int
+poll_again_body(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
+		const struct timespec *ts, const sigset_t *mask)
 {
 	struct pollfd stack[POLL_STACK], *copy;
 	size_t mapped;
 
+	/* r > 0: n > 0, as poll_copy_seg needs. */
+	if (n <= POLL_STACK && poll_copy_seg(stack, fds, n))
+		return poll_finish(fds, stack, n, 0,
+				   is_ppoll ? UFD_REAL(ppoll)(stack, n, ts, mask)
+					    : UFD_REAL(poll)(stack, n, timeout));
 	copy = poll_translate(fds, n, stack, &mapped);
 	if (copy == fds)
 		return r;
 	if (!copy) /* no room for a copy */
 		return ufd_ret(-ENOMEM);
-	if (ppoll_again)
-		r = UFD_REAL(ppoll)(copy, n, ts, mask);
-	else
-		r = UFD_REAL(poll)(copy, n, timeout);
-	return poll_finish(fds, copy, n, mapped, r);
+	return poll_finish(fds, copy, n, mapped,
+			   is_ppoll ? UFD_REAL(ppoll)(copy, n, ts, mask)
+				    : UFD_REAL(poll)(copy, n, timeout));
+}
+
+__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
+						int r, int timeout)
+{
+	return poll_again_body(fds, n, r, 0, timeout, NULL, NULL);
+}
+
+__attribute__((noinline)) static int ppoll_again(struct pollfd *fds, nfds_t n,
+						 int r, const struct timespec *ts,
+						 const sigset_t *mask)
+{
+	return poll_again_body(fds, n, r, 1, 0, ts, mask);
 }
 
 /*
@@ -440,7 +656,7 @@ UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
+	return poll_again(fds, n, r, timeout);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
@@ -450,7 +666,7 @@ UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeou
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 1, 0, timeout, mask);
+	return ppoll_again(fds, n, r, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
@@ -459,7 +675,7 @@ UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdsl
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 0, timeout, NULL, NULL);
+	return poll_again(fds, n, r, timeout);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
@@ -470,7 +686,7 @@ UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 
 	if (poll_done(r))
 		return r;
-	return poll_again(fds, n, r, 1, 0, timeout, mask);
+	return ppoll_again(fds, n, r, timeout, mask);
 }
 
 /*

@@ -212,6 +212,45 @@ static inline long ufd_sys_read_self_pieces(const struct ufd_iovec *local,
 			(long)remote, (long)n, 0);
 }
 
+/* getpid(), with no argument register set.  Not to be cached: see
+ * ufd_sys_self_vm. */
+static inline long ufd_sys_getpid(void)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
+	return ret;
+#else
+	return ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+#endif
+}
+
+/*
+ * len bytes (0 < len <= 4096: two pages at most) of this process's own
+ * memory at src into dst in one process_vm_readv, its remote side split at the
+ * 4 KiB boundary, if it crosses one, so that it stops exactly at an
+ * unreadable page.  Returns the bytes copied, the readable prefix (fewer
+ * than len where it stopped), -EFAULT if not even the first byte can be
+ * read, or -ENOSYS or -EPERM as ufd_sys_read_self_pieces (the caller then
+ * reads with ufd_sys_read_self, which copies directly).
+ */
+static inline long ufd_sys_read_self_span(void *dst, const void *src, size_t len)
+{
+	unsigned long at = (unsigned long)src;
+	size_t first = 4096 - (at & 4095);
+	struct ufd_iovec mine = { dst, len }, theirs[2];
+
+	if (first > len)
+		first = len;
+	/* The kernel skips an empty piece; a piece is read whole or not
+	 * at all. */
+	theirs[0] = (struct ufd_iovec){ src, first };
+	theirs[1] = (struct ufd_iovec){ (const char *)src + first, len - first };
+	return ufd_sys6(SYS_process_vm_readv, ufd_sys_getpid(), (long)&mine, 1,
+			(long)theirs, 2, 0);
+}
+
 /* The same the other way: len bytes from src to this process's own memory
  * at dst, where the kernel would write (process_vm_writev). */
 static inline long ufd_sys_write_self(void *dst, const void *src, size_t len)

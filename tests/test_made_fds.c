@@ -452,6 +452,88 @@ static void check_audited(void)
 	close(p[1]);
 }
 
+/*
+ * Descriptors received with SCM_RIGHTS: recvmsg, and recvmmsg of three
+ * datagrams, the first without control data, the second with one
+ * descriptor, the third with two.
+ */
+static void check_received(void)
+{
+	union {
+		struct cmsghdr c;
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+	} out[3], in[3];
+	struct iovec iov = { (void *)"r", 1 }, back[3];
+	struct mmsghdr mm[3];
+	char byte[3];
+	int dg[2], fds[2], r;
+
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, dg) != 0 || pipe(fds) != 0) {
+		printf("FAIL socketpair, pipe: %m\n");
+		failed++;
+		return;
+	}
+	memset(mm, 0, sizeof(mm));
+	memset(out, 0, sizeof(out));
+	for (int i = 0; i < 3; i++) {
+		mm[i].msg_hdr.msg_iov = &iov;
+		mm[i].msg_hdr.msg_iovlen = 1;
+		if (i) {
+			struct cmsghdr *c;
+
+			mm[i].msg_hdr.msg_control = out[i].buf;
+			mm[i].msg_hdr.msg_controllen = CMSG_SPACE((size_t)i * sizeof(int));
+			c = CMSG_FIRSTHDR(&mm[i].msg_hdr);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_RIGHTS;
+			c->cmsg_len = CMSG_LEN((size_t)i * sizeof(int));
+			memcpy(CMSG_DATA(c), fds, (size_t)i * sizeof(int));
+		}
+	}
+	/* One by sendmsg, for recvmsg; then the three. */
+	if (sendmsg(dg[0], &mm[1].msg_hdr, 0) != 1 || sendmmsg(dg[0], mm, 3, 0) != 3) {
+		printf("FAIL sendmsg, sendmmsg with SCM_RIGHTS: %m\n");
+		failed++;
+		return;
+	}
+	for (int round = 0; round < 2; round++) {
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < 3; i++) {
+			back[i] = (struct iovec){ &byte[i], 1 };
+			mm[i].msg_hdr.msg_iov = &back[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+			mm[i].msg_hdr.msg_control = in[i].buf;
+			mm[i].msg_hdr.msg_controllen = sizeof(in[i].buf);
+		}
+		r = round ? recvmmsg(dg[1], mm, 3, MSG_DONTWAIT, NULL)
+			  : (int)(recvmsg(dg[1], &mm[0].msg_hdr, MSG_DONTWAIT) == 1);
+		if (r != (round ? 3 : 1)) {
+			printf("FAIL %s: %d (%m)\n", round ? "recvmmsg" : "recvmsg", r);
+			failed++;
+			continue;
+		}
+		for (int i = 0; i < r; i++) {
+			struct cmsghdr *c = CMSG_FIRSTHDR(&mm[i].msg_hdr);
+			size_t n = c ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
+			int got[2];
+
+			if (n != (size_t)(round ? i : 1)) {
+				printf("FAIL %s: message %d with %zu descriptors\n",
+				       round ? "recvmmsg" : "recvmsg", i, n);
+				failed++;
+				continue;
+			}
+			memcpy(got, CMSG_DATA(c ? c : &in[i].c), n * sizeof(int));
+			for (size_t j = 0; j < n; j++)
+				check(round ? "recvmmsg SCM_RIGHTS" : "recvmsg SCM_RIGHTS", got[j]);
+		}
+	}
+	close(dg[0]);
+	close(dg[1]);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 /* Under the application's RLIMIT_NOFILE, descriptors made through
  * syscall() stop at the limit with EMFILE, as libc's calls do. */
 static void check_syscall_limit(void)
@@ -532,6 +614,7 @@ int main(void)
 	check_inside();
 	check_audited();
 	check_streams();
+	check_received();
 	{
 		const char *all = getenv("UFD_MODE");
 

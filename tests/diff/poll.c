@@ -171,6 +171,11 @@ void script_poll(struct run *r)
 		poll_only(r, __LINE__, only, only_fds, only_ev, 1);
 		poll_only(r, __LINE__, only, only_fds, only_ev, 2);
 		poll_only(r, __LINE__, only, only_fds, only_ev, 3);
+		/* Around ufd's unrolled block of 32 entries. */
+		poll_only(r, __LINE__, only, only_fds, only_ev, 31);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 32);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 33);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 47);
 		poll_only(r, __LINE__, only, only_fds, only_ev, 64);
 		poll_only(r, __LINE__, only, only_fds, only_ev, ONLY);
 		for (int i = 0; i < ONLY; i++)
@@ -178,8 +183,16 @@ void script_poll(struct run *r)
 		poll_only(r, __LINE__, only, only_fds, only_ev, 5);
 		poll_only(r, __LINE__, only, only_fds, only_ev, 64);
 		poll_only(r, __LINE__, only, only_fds, only_ev, ONLY);
+		poll_only(r, __LINE__, only, only_fds, only_ev, 33);
 		only_fds[33] = bad;
 		poll_only(r, __LINE__, only, only_fds, only_ev, 34);
+		/* The closed one in the first block, and last. */
+		only_fds[33] = p[0];
+		only_fds[6] = bad;
+		poll_only(r, __LINE__, only, only_fds, only_ev, 40);
+		only_fds[6] = p[0];
+		only_fds[63] = bad;
+		poll_only(r, __LINE__, only, only_fds, only_ev, 64);
 		poll_only(r, __LINE__, only, only_fds, only_ev, ONLY);
 	}
 

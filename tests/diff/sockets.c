@@ -8,6 +8,12 @@
  */
 #include "diff.h"
 
+#include <stddef.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
 /* ---- sockets ---- */
 
 static void note_addr(struct run *r, int line, const struct sockaddr_un *a,
@@ -61,6 +67,186 @@ static long recv_fd(int sock, int flags, int *fd)
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
 		memcpy(fd, CMSG_DATA(c), sizeof(int));
 	return n;
+}
+
+/* Receive what is queued on sock, each message noted with whether it
+ * carried a descriptor, and that descriptor's identity. */
+static void recv_all_fds(struct run *r, int sock, const struct stat *ref)
+{
+	struct stat st;
+	int recvd;
+
+	while (LOG(r, recv_fd(sock, MSG_DONTWAIT, &recvd)) > 0) {
+		NOTE(r, "received a descriptor", "%d", recvd >= 0);
+		if (recvd >= 0) {
+			LOG_STAT(r, fstat(recvd, &st), st, ref);
+			LOG(r, close(recvd));
+		}
+	}
+}
+
+/* Make msg carry fd with SCM_RIGHTS in u. */
+static void rights_msg(struct msghdr *msg, void *u, size_t size, int fd)
+{
+	struct cmsghdr *c;
+
+	memset(u, 0, size);
+	msg->msg_control = u;
+	msg->msg_controllen = size;
+	c = CMSG_FIRSTHDR(msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+}
+
+/*
+ * sendmmsg of 40 messages on a seqpacket pair (no queue limit of 10 as for
+ * datagrams), with descriptors in some: none; the 3rd; the 36th (past the
+ * 32 headers ufd reads in one system call); the 3rd, 20th and 36th; the
+ * last.  Each message received with the descriptor in its place.
+ */
+static void mmsg_batches(struct run *r, int f, const struct stat *ref)
+{
+	enum { N = 40 };
+	static const int with[][4] = { { -1 }, { 2, -1 }, { 35, -1 },
+				       { 2, 19, 35, -1 }, { N - 1, -1 } };
+	union {
+		struct cmsghdr c;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u[N];
+	struct iovec one = { (void *)"B", 1 };
+	struct mmsghdr mm[N];
+	int sp[2];
+
+	LOG(r, socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sp));
+	fd_of_pair(r, sp);
+	for (size_t round = 0; round < sizeof(with) / sizeof(with[0]); round++) {
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < N; i++) {
+			mm[i].msg_hdr.msg_iov = &one;
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		for (int j = 0; with[round][j] >= 0; j++)
+			rights_msg(&mm[with[round][j]].msg_hdr, &u[j], sizeof(u[j]), f);
+		LOG(r, sendmmsg(sp[0], mm, N, MSG_NOSIGNAL));
+		for (int i = 0; i < N; i++)
+			NOTE(r, "sendmmsg len", "%d %u", i, mm[i].msg_len);
+		recv_all_fds(r, sp[1], ref);
+	}
+	LOG(r, close(sp[0]));
+	LOG(r, close(sp[1]));
+}
+
+/*
+ * sendmmsg of five messages, the 2nd with a descriptor, on the last page
+ * before one that cannot be read: with the 4th header on that page (the
+ * kernel sends three: 3); with the 3rd header the last bytes of the
+ * readable one, its msg_len on the other (the 3rd is sent but not counted:
+ * 2); with the 2nd's control data there (EFAULT at the 2nd: 1); with the
+ * first header there (EFAULT).
+ */
+static void mmsg_unreadable(struct run *r, int f, const struct stat *ref)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), ctl = CMSG_SPACE(sizeof(int));
+	/* The bytes of the array before the page that cannot be read. */
+	const size_t before[] = { 3 * sizeof(struct mmsghdr),
+				  2 * sizeof(struct mmsghdr) + sizeof(struct msghdr),
+				  4 * sizeof(struct mmsghdr), 0 };
+	char *area = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iovec one = { (void *)"U", 1 };
+	int sp[2];
+
+	must(r, area != MAP_FAILED && mprotect(area + pg, pg, PROT_NONE) == 0,
+	     "a page that cannot be read");
+	LOG(r, socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sp));
+	fd_of_pair(r, sp);
+	for (int round = 0; round < 4; round++) {
+		struct mmsghdr *v = (struct mmsghdr *)(area + pg - before[round]);
+		char *end = area + pg;
+		union {
+			struct cmsghdr c;
+			char buf[CMSG_SPACE(sizeof(int))];
+		} u;
+
+		for (int i = 0; i < 5; i++) {
+			if ((char *)&v[i] + sizeof(struct msghdr) > end)
+				break;
+			memset(&v[i].msg_hdr, 0, sizeof(v[i].msg_hdr));
+			v[i].msg_hdr.msg_iov = &one;
+			v[i].msg_hdr.msg_iovlen = 1;
+			if (i == 1)
+				rights_msg(&v[i].msg_hdr, &u, sizeof(u), f);
+		}
+		if (round == 2) /* the 2nd's control data across the end */
+			v[1].msg_hdr.msg_control = end - ctl / 2;
+		LOG(r, sendmmsg(sp[0], v, 5, MSG_NOSIGNAL));
+		for (int i = 0; i < 5; i++)
+			if ((char *)&v[i].msg_len + sizeof(v[i].msg_len) <= end)
+				NOTE(r, "sendmmsg len", "%d %u", i, v[i].msg_len);
+		recv_all_fds(r, sp[1], ref);
+	}
+	LOG(r, close(sp[0]));
+	LOG(r, close(sp[1]));
+	munmap(area, 2 * pg);
+}
+
+/*
+ * In a child whose seccomp filter answers process_vm_readv with err
+ * (ENOSYS: a kernel before 3.2; EPERM: a sandbox), where ufd reads the
+ * caller's memory directly: sendmmsg of three messages, the 2nd with a
+ * descriptor.  The child's exit status: 0 if all three came, the 2nd with
+ * the descriptor (the same file), else which went wrong.
+ */
+static int mmsg_without_vm_readv(int f, const struct stat *ref, int err)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+	union {
+		struct cmsghdr c;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec one = { (void *)"S", 1 };
+	struct mmsghdr mm[3];
+	struct stat st;
+	int sp[2], status, recvd;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0, sp) != 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+			_exit(10);
+		memset(mm, 0, sizeof(mm));
+		for (int i = 0; i < 3; i++) {
+			mm[i].msg_hdr.msg_iov = &one;
+			mm[i].msg_hdr.msg_iovlen = 1;
+		}
+		rights_msg(&mm[1].msg_hdr, &u, sizeof(u), f);
+		if (sendmmsg(sp[0], mm, 3, MSG_NOSIGNAL) != 3)
+			_exit(11);
+		for (int i = 0; i < 3; i++) {
+			if (recv_fd(sp[1], MSG_DONTWAIT, &recvd) != 1 || (recvd >= 0) != (i == 1))
+				_exit(12 + i);
+			if (recvd >= 0 && (fstat(recvd, &st) != 0 || st.st_ino != ref->st_ino ||
+					   st.st_dev != ref->st_dev))
+				_exit(15);
+		}
+		_exit(0);
+	}
+	close(sp[0]);
+	close(sp[1]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 script_fn script_sockets;
@@ -191,6 +377,11 @@ void script_sockets(struct run *r)
 			rm[1].msg_hdr.msg_controllen = 0;
 		}
 	}
+
+	mmsg_batches(r, f, &ref);
+	mmsg_unreadable(r, f, &ref);
+	LOG(r, mmsg_without_vm_readv(f, &ref, ENOSYS));
+	LOG(r, mmsg_without_vm_readv(f, &ref, EPERM));
 
 	/* Options and names. */
 	ilen = sizeof(val);
