@@ -411,6 +411,7 @@ typedef uint32_t poll_pair __attribute__((vector_size(16)));
 /* The 16-bit word k of a pair: with k 0 and 4, the low halves of its two
  * numbers.  GCC's generic element access goes through the stack.  And the
  * constraint of a vector register in an asm operand. */
+_Static_assert(FDMAP_SEG_SLOTS == 1U << 16, "poll_low takes a 16-bit word as a slot index");
 #ifdef __SSE2__
 typedef short poll_words __attribute__((vector_size(16)));
 #define poll_low(x, k) ((uint16_t)__builtin_ia32_vec_ext_v8hi((poll_words)(x), (k)))
