@@ -5,9 +5,11 @@
  * Locking rule: every change to vfd_map, vfd_backing_map and vfd_mark_map that
  * frees or takes a slot is made with table_lock held; lookups and flag
  * changes (fdmap_get, fdmap_cas) take no lock.  No system call runs with
- * the lock held on the common paths: backing descriptors are made before
- * and closed after it, announced (see "backing descriptors made and
- * closed outside the lock").  No function here calls a
+ * the lock held on the common paths of a process with threads: backing
+ * descriptors are made before and closed after it, announced (see
+ * "backing descriptors made and closed outside the lock"); a
+ * single-threaded one makes and closes them inside it, where nothing need
+ * wait for the lock.  No function here calls a
  * libc descriptor function: backing descriptors are made, moved and closed
  * with raw system calls (sys.h), so nothing re-enters the shim.
  *
@@ -27,6 +29,7 @@
 #include <pthread.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,25 +45,29 @@ struct fdmap vfd_mark_map;
 
 /* ---- the table lock ----
  *
- * A futex mutex whose word holds the holder's thread id (0 when free) and
- * LOCK_WAITERS when others may be waiting, so that a thread can tell that
- * it holds the lock itself.  Raw futex calls rather than pthread_mutex, so
- * that fork handlers can reset it and it never calls into libc.
+ * A futex mutex whose word holds the holder's thread id (0 when free),
+ * LOCK_LOGGED when the holder's ufd_log_hold held (the log is on: its
+ * unlock releases the hold), and LOCK_WAITERS when others may be waiting.
+ * The id lets a thread tell that it holds the lock itself.  Raw futex
+ * calls rather than pthread_mutex, so that fork handlers can reset it and
+ * it never calls into libc.  Thread ids stay below 2^22 (PID_MAX_LIMIT).
  */
 #define LOCK_WAITERS 0x80000000U
+#define LOCK_LOGGED  0x40000000U
+#define LOCK_TID     0x3fffffffU
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 static uint32_t table_lock;
-/* Whether the holder's ufd_log_hold held (the log is on): for its
- * ufd_log_release.  Written and read by the holder only. */
-static int lock_log_held;
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
- * indexes whose bookkeeping the holder finishes.  pending_n counts them in
- * its low bits; PENDING_LOST, set when a close found pending[] full, has
- * the holder sweep the map for every closed-but-unfreed slot instead.  One
- * word, so that taking and letting go of the lock test one load. */
+ * indexes whose bookkeeping is finished under the lock (drain_pending),
+ * by the holder as it lets go of it (unlock_table tests pending_n after
+ * the exchange: a handler that pushed did so before it, in the same
+ * thread) or by whoever holds it next.  pending_n counts them in its low
+ * bits; PENDING_LOST, set when a close found pending[] full, has the
+ * drain sweep the map for every closed-but-unfreed slot instead.  One
+ * word, so that letting go of the lock tests one load. */
 #define PENDING_MAX 256
 #define PENDING_LOST 0x80000000U
 static uint32_t pending[PENDING_MAX];
@@ -83,24 +90,23 @@ static void futex(uint32_t *addr, int op, uint32_t val)
 	ufd_sys6(SYS_futex, (long)addr, op | FUTEX_PRIVATE_FLAG, val, 0, 0, 0);
 }
 
-__attribute__((noinline)) static void drain_pending(void);
-
-/* vfd_lock when the lock was not free (c, as the failed exchange saw it):
- * out of line, so that taking a free lock saves no registers. */
-__attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c, int held)
+/* vfd_lock when the lock was not free (c, as the failed exchange saw it;
+ * want, the word the caller would have put): out of line, so that taking
+ * a free lock saves no registers. */
+__attribute__((noinline)) static int lock_slow(uint32_t want, uint32_t c)
 {
-	if ((c & ~LOCK_WAITERS) == me) {
-		ufd_log_release(held);
+	if (((c ^ want) & LOCK_TID) == 0) {
+		ufd_log_release(!!(want & LOCK_LOGGED));
 		return -EBUSY;
 	}
 	for (;;) {
 		if (c == 0) {
 			/* Taken after waiting: others may wait too. */
 			if (__atomic_compare_exchange_n(&table_lock, &c,
-							me | LOCK_WAITERS, 0,
+							want | LOCK_WAITERS, 0,
 							__ATOMIC_ACQUIRE,
 							__ATOMIC_RELAXED))
-				break;
+				return 0;
 			continue;
 		}
 		if (!(c & LOCK_WAITERS) &&
@@ -111,44 +117,55 @@ __attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c, int held
 		futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
 		/* A handler may have forked meanwhile: in the child, this
 		 * thread has another id. */
-		me = my_tid();
+		want = my_tid() | (want & LOCK_LOGGED);
 		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 	}
-	lock_log_held = held;
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
-		drain_pending();
-	return 0;
 }
 
 /* vfd_lock and vfd_unlock, inline for the table's own hot paths (making
- * and closing a virtual descriptor): a free lock costs a few loads, the
- * exchanges and the log's thread-local count. */
+ * and closing a virtual descriptor): a free lock costs the thread id's
+ * load, the log's test and the two exchanges. */
 static inline __attribute__((always_inline)) int lock_table(void)
 {
-	uint32_t me = my_tid(), c = 0;
-	/* Before the lock is taken, so that no line is written while held. */
-	int held = ufd_log_hold();
+	/* The log held before the lock is taken, so that no line is
+	 * written while it is. */
+	uint32_t want = my_tid() | (ufd_log_hold() ? LOCK_LOGGED : 0), c = 0;
 
-	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
+	if (!__atomic_compare_exchange_n(&table_lock, &c, want, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
-		return lock_slow(me, c, held);
-	lock_log_held = held;
-	/* Pending closes are rare: tested here, drained out of line. */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
-		drain_pending();
+		return lock_slow(want, c);
 	return 0;
 }
 
+__attribute__((noinline)) static void unlock_slow(uint32_t was);
+
 static inline __attribute__((always_inline)) void unlock_table(void)
 {
-	int held = lock_log_held;
+	uint32_t was = __atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE);
 
-	/* Pending closes are rare: tested here, drained out of line. */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
-		drain_pending();
-	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) & LOCK_WAITERS)
+	/* Waiters, the log or pending closes are rare: tested here, dealt
+	 * with out of line. */
+	if (__builtin_expect((was & (LOCK_WAITERS | LOCK_LOGGED)) ||
+				     __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST),
+			     0))
+		unlock_slow(was);
+}
+
+static void drain_pending(void);
+
+/* unlock_table's rare cases, the lock let go (was: its word then). */
+__attribute__((noinline)) static void unlock_slow(uint32_t was)
+{
+	if (was & LOCK_WAITERS)
 		futex(&table_lock, FUTEX_WAKE, 1);
-	ufd_log_release(held); /* writes the lines held meanwhile */
+	ufd_log_release(!!(was & LOCK_LOGGED)); /* writes the lines held meanwhile */
+	/* Closes that handlers of this thread left pending: finished under
+	 * the lock, taken again (unless a handler of this thread holds it
+	 * now, when its own unlock comes here). */
+	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) && lock_table() == 0) {
+		drain_pending();
+		unlock_table();
+	}
 }
 
 int vfd_lock(void)
@@ -230,11 +247,36 @@ static inline __attribute__((always_inline)) int maker_start(void)
 	return 1;
 }
 
+/*
+ * Makers that make (or close) inside the lock: the single-threaded ones
+ * (below), and those that found a blocker.  No other thread can reach
+ * their number while they hold the lock; a signal handler of their own
+ * thread can, and sees the lock held by itself (block_makers fails), so
+ * lock_making, set by the holder around the making, has the handler's
+ * block_makers_now refuse too.  Written by the holder only.
+ *
+ * While __libc_single_threaded (glibc: true until the first
+ * pthread_create, which clears it in the creating thread before the new
+ * one runs) no other thread exists to dup2, close or fork onto a number
+ * being made, so a maker needs no announcement: it makes inside the lock.
+ * The flag cannot change under the only thread (a signal handler does not
+ * create threads), and a fork child is single-threaded whatever glibc
+ * says of it.  Whether an operation announced itself is kept in a local,
+ * not read again: a child forked by a handler in the middle of it resumes
+ * it.
+ */
+static int lock_making;
+
+static inline __attribute__((always_inline)) int single_threaded(void)
+{
+	return __builtin_expect(__libc_single_threaded, 1);
+}
+
 /* Does this thread hold the table lock (a signal handler that interrupted
  * a change to the table)? */
 static int lock_is_mine(void)
 {
-	return (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & ~LOCK_WAITERS) ==
+	return (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & LOCK_TID) ==
 	       my_tid();
 }
 
@@ -268,15 +310,22 @@ static void unblock_makers(void)
 }
 
 /* block_makers for a thread that cannot wait: 0 if no maker is under way
- * (unblock_makers when done; none can start meanwhile), else -EBUSY. */
+ * (unblock_makers when done; none can start meanwhile), else -EBUSY,
+ * also when this thread holds the lock to make or close a backing
+ * descriptor inside it (lock_making). */
 static int block_makers_now(void)
 {
+	if (lock_is_mine() && __atomic_load_n(&lock_making, __ATOMIC_RELAXED))
+		return -EBUSY;
 	if (__atomic_add_fetch(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST) & MAKER_MASK) {
 		unblock_makers();
 		return -EBUSY;
 	}
 	return 0;
 }
+
+/* vfd_init's: init_once has run. */
+static int init_done;
 
 /* ---- seeding ---- */
 
@@ -458,7 +507,9 @@ __attribute__((noinline)) static void create_settle(int64_t idx, int backing,
 	}
 }
 
-int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
+/* vfd_create, every case. */
+__attribute__((noinline)) static int create_any(int real_fd, uint32_t flags,
+						enum vfd_where where, int at)
 {
 	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
 	int backing = -EAGAIN, err, maker = 0;
@@ -475,7 +526,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	 * it can be.
 	 */
 	if (__builtin_expect(where == VFD_AT_RANDOM && !(flags & VFD_ADOPT), 1) &&
-	    maker_start()) {
+	    !single_threaded() && maker_start()) {
 		maker = 1;
 		backing = placement_try_backing(real_fd);
 		if (backing < 0) {
@@ -504,8 +555,11 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		placement_guard(real_fd);
 		backing = real_fd;
 	} else if (backing == -EAGAIN) {
+		__atomic_store_n(&lock_making, 1, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		backing = placement_new_backing(real_fd);
 		if (backing < 0) {
+			__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 			unlock_table();
 			return backing;
 		}
@@ -523,6 +577,8 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	}
 	if (__builtin_expect(idx < 0 || (flags & VFD_ADOPT), 0))
 		create_settle(idx, backing, flags);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 	unlock_table();
 	if (maker)
 		maker_end(); /* recorded, or closed: no longer at stake */
@@ -532,6 +588,62 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		backing, flags & VFD_CLOEXEC ? " cloexec" : "",
 		flags & VFD_CLOFORK ? " clofork" : "");
 	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+}
+
+/* create_alone's way out when the backing descriptor could not be made
+ * (backing < 0) or recorded: undone, the error returned.  Table lock
+ * held. */
+__attribute__((noinline, cold)) static int create_failed(int backing, int64_t idx)
+{
+	if (backing < 0)
+		return backing;
+	if (idx >= 0)
+		fdmap_release(&vfd_map, (uint32_t)idx);
+	ufd_sys_close(backing);
+	return idx == -ERANGE ? -EBADF : (int)idx;
+}
+
+/*
+ * vfd_create's common case in a single-threaded process: at random, on a
+ * new backing descriptor made, recorded and its number thus kept from
+ * the application's calls in one hold of the lock (lock_making), with no
+ * maker to announce.  The cost of making a virtual descriptor is mostly
+ * here (issue 12's budget), so it stays in line and straight.
+ */
+static inline __attribute__((always_inline)) int create_alone(int real_fd,
+								uint32_t flags)
+{
+	int backing;
+	int64_t idx = -EBADF;
+
+	if (lock_table() < 0)
+		return -EBUSY;
+	__atomic_store_n(&lock_making, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	backing = placement_new_backing(real_fd);
+	if (__builtin_expect(backing >= 0, 1))
+		idx = fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
+	if (__builtin_expect(idx < 0, 0) || vfd_own_backing(backing, (uint32_t)idx) < 0)
+		idx = create_failed(backing, idx);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
+	unlock_table();
+	if (idx < 0)
+		return (int)idx;
+	UFD_LOG("new %u (backing %d)%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
+		backing, flags & VFD_CLOEXEC ? " cloexec" : "",
+		flags & VFD_CLOFORK ? " clofork" : "");
+	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+}
+
+int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
+{
+	if (__builtin_expect(where == VFD_AT_RANDOM && !(flags & VFD_ADOPT) &&
+				     __atomic_load_n(&init_done, __ATOMIC_ACQUIRE) &&
+				     single_threaded(),
+			     1))
+		return create_alone(real_fd, flags);
+	return create_any(real_fd, flags, where, at);
 }
 
 /* Close or forget virtual descriptor vfd: the shared part of both. */
@@ -551,7 +663,7 @@ static int release_vfd(int vfd, int close_backing)
 	 * that the application's dup2, close and close_range onto it wait
 	 * (block_makers); with a blocker there, it closes inside the lock.
 	 */
-	if (close_backing)
+	if (close_backing && !single_threaded())
 		closer = maker_start();
 	if (lock_table() < 0) {
 		if (closer)
@@ -561,6 +673,8 @@ static int release_vfd(int vfd, int close_backing)
 			UFD_LOG("close %d (in a signal handler, deferred)", vfd);
 		return backing;
 	}
+	__atomic_store_n(&lock_making, close_backing && !closer, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = drop_entry_inline(idx);
 	/* Linux frees the descriptor even when close reports an error
 	 * (EINTR or EIO): the entry is gone either way, and the error is
@@ -568,6 +682,8 @@ static int release_vfd(int vfd, int close_backing)
 	r = backing;
 	if (backing >= 0 && close_backing && !closer)
 		r = ufd_sys_close(backing);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 	unlock_table();
 	if (backing >= 0 && closer)
 		r = ufd_sys_close(backing);
@@ -581,8 +697,39 @@ static int release_vfd(int vfd, int close_backing)
 	return r;
 }
 
+/*
+ * vfd_close in a single-threaded process: the backing descriptor is
+ * dropped and closed in one hold of the lock, its number kept from the
+ * application's calls meanwhile (lock_making), with no closer to
+ * announce.  From a signal handler that interrupted a change to the
+ * table, release_vfd's deferred close.
+ */
+static inline __attribute__((always_inline)) int close_alone(int vfd)
+{
+	int backing, r;
+
+	if (lock_table() < 0)
+		return release_vfd(vfd, 1);
+	__atomic_store_n(&lock_making, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	backing = drop_entry_inline((uint32_t)vfd - FD_UNSEQ_BASE);
+	/* The kernel's error passed on: the descriptor is gone anyway
+	 * (release_vfd). */
+	r = backing >= 0 ? ufd_sys_close(backing) : backing;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
+	unlock_table();
+	if (backing < 0)
+		return backing;
+	placement_backing_closed(backing);
+	UFD_LOG("close %d", vfd);
+	return r;
+}
+
 int vfd_close(int vfd)
 {
+	if (__builtin_expect(vfd_in_space(vfd) && single_threaded(), 1))
+		return close_alone(vfd);
 	return release_vfd(vfd, 1);
 }
 
@@ -1019,7 +1166,10 @@ static void fork_child(void)
 		 * that the handler's own calls see it held by themselves
 		 * (-EBUSY) rather than wait forever for a thread that is not
 		 * in this process. */
-		__atomic_store_n(&table_lock, my_tid(), __ATOMIC_RELAXED);
+		__atomic_store_n(&table_lock,
+				 my_tid() | (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) &
+					     LOCK_LOGGED),
+				 __ATOMIC_RELAXED);
 		return;
 	}
 	table_lock = 0;
@@ -1035,6 +1185,9 @@ static void fork_child(void)
 		else if (v & VFD_CLOFORK)
 			ufd_sys_close(drop_entry((uint32_t)idx));
 	}
+	/* The walk finished every pending close (a parent's holder drains
+	 * them only after letting go of the lock, which may follow the fork). */
+	__atomic_store_n(&pending_n, 0, __ATOMIC_RELAXED);
 	VFD_FOR_EACH_SLOT(&vfd_mark_map, idx, 0) {
 		if ((fdmap_get(&vfd_mark_map, (uint32_t)idx) & VFD_BUSY) &&
 		    vfd_owner((int)idx) < 0)
@@ -1045,7 +1198,6 @@ static void fork_child(void)
 
 /* ---- set-up ---- */
 
-static int init_done; /* init_once has run */
 
 static void init_once(void)
 {
