@@ -47,14 +47,28 @@ struct fdmap vfd_mark_map;
  *
  * A futex mutex whose word holds the holder's thread id (0 when free),
  * LOCK_LOGGED when the holder's ufd_log_hold held (the log is on: its
- * unlock releases the hold), and LOCK_WAITERS when others may be waiting.
- * The id lets a thread tell that it holds the lock itself.  Raw futex
- * calls rather than pthread_mutex, so that fork handlers can reset it and
- * it never calls into libc.  Thread ids stay below 2^22 (PID_MAX_LIMIT).
+ * unlock releases the hold), LOCK_MAKING while the holder makes or closes
+ * a backing descriptor inside it (see "backing descriptors made and
+ * closed outside the lock"), LOCK_PENDING once a signal handler of the
+ * holder's thread left a close pending, and LOCK_WAITERS when others may
+ * be waiting.  The id lets a thread tell that it holds the lock itself.
+ * Raw futex calls rather than pthread_mutex, so that fork handlers can
+ * reset it and it never calls into libc.  Thread ids stay below 2^22
+ * (PID_MAX_LIMIT).
+ *
+ * LOCK_ALONE is the id of a holder that took the lock while the process
+ * was single-threaded (create_alone, close_alone): it saves them looking
+ * up their thread id.  It can only be this thread's: no thread is made
+ * while the only one holds the lock (nor by its signal handlers), so
+ * whoever sees LOCK_ALONE in the word is the holder or a handler that
+ * interrupted it.
  */
 #define LOCK_WAITERS 0x80000000U
 #define LOCK_LOGGED  0x40000000U
-#define LOCK_TID     0x3fffffffU
+#define LOCK_MAKING  0x20000000U
+#define LOCK_PENDING 0x10000000U
+#define LOCK_TID     0x0fffffffU
+#define LOCK_ALONE   LOCK_TID
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 static uint32_t table_lock;
@@ -62,12 +76,11 @@ static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
  * indexes whose bookkeeping is finished under the lock (drain_pending),
- * by the holder as it lets go of it (unlock_table tests pending_n after
- * the exchange: a handler that pushed did so before it, in the same
- * thread) or by whoever holds it next.  pending_n counts them in its low
- * bits; PENDING_LOST, set when a close found pending[] full, has the
- * drain sweep the map for every closed-but-unfreed slot instead.  One
- * word, so that letting go of the lock tests one load. */
+ * by the holder as it lets go of it (the handler set LOCK_PENDING, which
+ * the unlocking exchange returns: it ran before it, in the same thread)
+ * or by whoever holds it next.  pending_n counts them in its low bits;
+ * PENDING_LOST, set when a close found pending[] full, has the drain
+ * sweep the map for every closed-but-unfreed slot instead. */
 #define PENDING_MAX 256
 #define PENDING_LOST 0x80000000U
 static uint32_t pending[PENDING_MAX];
@@ -95,10 +108,15 @@ static void futex(uint32_t *addr, int op, uint32_t val)
  * a free lock saves no registers. */
 __attribute__((noinline)) static int lock_slow(uint32_t want, uint32_t c)
 {
-	if (((c ^ want) & LOCK_TID) == 0) {
+	uint32_t me = my_tid();
+
+	if ((c & LOCK_TID) == me || (c & LOCK_TID) == LOCK_ALONE) {
 		ufd_log_release(!!(want & LOCK_LOGGED));
 		return -EBUSY;
 	}
+	/* Waited for under this thread's own id (a LOCK_ALONE taker cannot
+	 * get here, but the id must name a thread that waits). */
+	want = me | (want & ~LOCK_TID);
 	for (;;) {
 		if (c == 0) {
 			/* Taken after waiting: others may wait too. */
@@ -117,24 +135,35 @@ __attribute__((noinline)) static int lock_slow(uint32_t want, uint32_t c)
 		futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
 		/* A handler may have forked meanwhile: in the child, this
 		 * thread has another id. */
-		want = my_tid() | (want & LOCK_LOGGED);
+		want = my_tid() | (want & ~LOCK_TID);
 		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 	}
 }
 
-/* vfd_lock and vfd_unlock, inline for the table's own hot paths (making
- * and closing a virtual descriptor): a free lock costs the thread id's
- * load, the log's test and the two exchanges. */
-static inline __attribute__((always_inline)) int lock_table(void)
+/* Take the lock as want (an id, LOCK_MAKING or not), with the log held
+ * if log (a constant) and the log is on.  Returns 0, or -EBUSY if this
+ * thread holds it already. */
+static inline __attribute__((always_inline)) int lock_as(uint32_t want, int log)
 {
+	uint32_t c = 0;
+
 	/* The log held before the lock is taken, so that no line is
 	 * written while it is. */
-	uint32_t want = my_tid() | (ufd_log_hold() ? LOCK_LOGGED : 0), c = 0;
-
+	if (log && ufd_log_hold())
+		want |= LOCK_LOGGED;
 	if (!__atomic_compare_exchange_n(&table_lock, &c, want, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return lock_slow(want, c);
 	return 0;
+}
+
+/* vfd_lock and vfd_unlock, inline for the table's own hot paths (making
+ * and closing a virtual descriptor): a free lock costs the thread id's
+ * load, the log's test and the two exchanges.  making: LOCK_MAKING if the
+ * holder makes or closes a backing descriptor inside it, else 0. */
+static inline __attribute__((always_inline)) int lock_table(uint32_t making)
+{
+	return lock_as(my_tid() | making, 1);
 }
 
 __attribute__((noinline)) static void unlock_slow(uint32_t was);
@@ -145,9 +174,7 @@ static inline __attribute__((always_inline)) void unlock_table(void)
 
 	/* Waiters, the log or pending closes are rare: tested here, dealt
 	 * with out of line. */
-	if (__builtin_expect((was & (LOCK_WAITERS | LOCK_LOGGED)) ||
-				     __atomic_load_n(&pending_n, __ATOMIC_SEQ_CST),
-			     0))
+	if (__builtin_expect(was & (LOCK_WAITERS | LOCK_LOGGED | LOCK_PENDING), 0))
 		unlock_slow(was);
 }
 
@@ -162,7 +189,7 @@ __attribute__((noinline)) static void unlock_slow(uint32_t was)
 	/* Closes that handlers of this thread left pending: finished under
 	 * the lock, taken again (unless a handler of this thread holds it
 	 * now, when its own unlock comes here). */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST) && lock_table() == 0) {
+	if ((was & LOCK_PENDING) && lock_table(0) == 0) {
 		drain_pending();
 		unlock_table();
 	}
@@ -170,7 +197,7 @@ __attribute__((noinline)) static void unlock_slow(uint32_t was)
 
 int vfd_lock(void)
 {
-	return lock_table();
+	return lock_table(0);
 }
 
 void vfd_unlock(void)
@@ -252,8 +279,8 @@ static inline __attribute__((always_inline)) int maker_start(void)
  * (below), and those that found a blocker.  No other thread can reach
  * their number while they hold the lock; a signal handler of their own
  * thread can, and sees the lock held by itself (block_makers fails), so
- * lock_making, set by the holder around the making, has the handler's
- * block_makers_now refuse too.  Written by the holder only.
+ * LOCK_MAKING in the lock word, set by the holder around the making, has
+ * the handler's block_makers_now refuse too.
  *
  * While __libc_single_threaded (glibc: true until the first
  * pthread_create, which clears it in the creating thread before the new
@@ -263,9 +290,18 @@ static inline __attribute__((always_inline)) int maker_start(void)
  * create threads), and a fork child is single-threaded whatever glibc
  * says of it.  Whether an operation announced itself is kept in a local,
  * not read again: a child forked by a handler in the middle of it resumes
- * it.
+ * it.  (Threads made with a raw clone() sharing the address space are
+ * not seen; glibc itself does not support them.)
  */
-static int lock_making;
+static void set_lock_making(int on)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (on)
+		__atomic_fetch_or(&table_lock, LOCK_MAKING, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_and(&table_lock, ~LOCK_MAKING, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
 
 static inline __attribute__((always_inline)) int single_threaded(void)
 {
@@ -276,8 +312,9 @@ static inline __attribute__((always_inline)) int single_threaded(void)
  * a change to the table)? */
 static int lock_is_mine(void)
 {
-	return (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & LOCK_TID) ==
-	       my_tid();
+	uint32_t holder = __atomic_load_n(&table_lock, __ATOMIC_RELAXED) & LOCK_TID;
+
+	return holder == LOCK_ALONE || holder == my_tid();
 }
 
 /*
@@ -312,10 +349,10 @@ static void unblock_makers(void)
 /* block_makers for a thread that cannot wait: 0 if no maker is under way
  * (unblock_makers when done; none can start meanwhile), else -EBUSY,
  * also when this thread holds the lock to make or close a backing
- * descriptor inside it (lock_making). */
+ * descriptor inside it (LOCK_MAKING). */
 static int block_makers_now(void)
 {
-	if (lock_is_mine() && __atomic_load_n(&lock_making, __ATOMIC_RELAXED))
+	if (lock_is_mine() && (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & LOCK_MAKING))
 		return -EBUSY;
 	if (__atomic_add_fetch(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST) & MAKER_MASK) {
 		unblock_makers();
@@ -414,6 +451,8 @@ __attribute__((noinline)) static int release_deferred(uint32_t idx,
 		__atomic_fetch_sub(&pending_n, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_or(&pending_n, PENDING_LOST, __ATOMIC_SEQ_CST);
 	}
+	/* The holder's unlock, which this handler interrupted, drains. */
+	__atomic_fetch_or(&table_lock, LOCK_PENDING, __ATOMIC_SEQ_CST);
 	return close_backing ? ufd_sys_close(vfd_backing_of(v)) : vfd_backing_of(v);
 }
 
@@ -508,8 +547,7 @@ __attribute__((noinline)) static void create_settle(int64_t idx, int backing,
 }
 
 /* vfd_create, every case. */
-__attribute__((noinline)) static int create_any(int real_fd, uint32_t flags,
-						enum vfd_where where, int at)
+int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
 	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
 	int backing = -EAGAIN, err, maker = 0;
@@ -536,7 +574,7 @@ __attribute__((noinline)) static int create_any(int real_fd, uint32_t flags,
 				return backing;
 		}
 	}
-	err = lock_table();
+	err = lock_table(0);
 	if (err < 0) {
 		if (maker) {
 			ufd_sys_close(backing);
@@ -555,11 +593,9 @@ __attribute__((noinline)) static int create_any(int real_fd, uint32_t flags,
 		placement_guard(real_fd);
 		backing = real_fd;
 	} else if (backing == -EAGAIN) {
-		__atomic_store_n(&lock_making, 1, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		set_lock_making(1);
 		backing = placement_new_backing(real_fd);
 		if (backing < 0) {
-			__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 			unlock_table();
 			return backing;
 		}
@@ -577,8 +613,6 @@ __attribute__((noinline)) static int create_any(int real_fd, uint32_t flags,
 	}
 	if (__builtin_expect(idx < 0 || (flags & VFD_ADOPT), 0))
 		create_settle(idx, backing, flags);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 	unlock_table();
 	if (maker)
 		maker_end(); /* recorded, or closed: no longer at stake */
@@ -604,11 +638,27 @@ __attribute__((noinline, cold)) static int create_failed(int backing, int64_t id
 }
 
 /*
- * vfd_create's common case in a single-threaded process: at random, on a
- * new backing descriptor made, recorded and its number thus kept from
- * the application's calls in one hold of the lock (lock_making), with no
- * maker to announce.  The cost of making a virtual descriptor is mostly
- * here (issue 12's budget), so it stays in line and straight.
+ * The single-threaded paths' condition besides __libc_single_threaded:
+ * the table is set up and the log is off (their lines and its hold are
+ * left to the general paths).  Set by init_once, cleared by vfd_init once
+ * the constructor has turned the log on.
+ */
+static int alone_ok;
+
+static inline __attribute__((always_inline)) int alone(void)
+{
+	return __builtin_expect(__atomic_load_n(&alone_ok, __ATOMIC_RELAXED) &&
+					single_threaded(),
+				1);
+}
+
+/*
+ * vfd_create's common case in a single-threaded process (alone): at
+ * random, on a new backing descriptor made, recorded and its number thus
+ * kept from the application's calls in one hold of the lock
+ * (LOCK_MAKING), with no maker to announce.  The cost of making a virtual
+ * descriptor is mostly here (issue 12's budget), so it stays in line and
+ * straight.
  */
 static inline __attribute__((always_inline)) int create_alone(int real_fd,
 								uint32_t flags)
@@ -616,9 +666,8 @@ static inline __attribute__((always_inline)) int create_alone(int real_fd,
 	int backing;
 	int64_t idx = -EBADF;
 
-	if (lock_table() < 0)
+	if (lock_as(LOCK_ALONE | LOCK_MAKING, 0) < 0)
 		return -EBUSY;
-	__atomic_store_n(&lock_making, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = placement_new_backing(real_fd);
 	if (__builtin_expect(backing >= 0, 1))
@@ -626,25 +675,18 @@ static inline __attribute__((always_inline)) int create_alone(int real_fd,
 	if (__builtin_expect(idx < 0, 0) || vfd_own_backing(backing, (uint32_t)idx) < 0)
 		idx = create_failed(backing, idx);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 	unlock_table();
-	if (idx < 0)
-		return (int)idx;
-	UFD_LOG("new %u (backing %d)%s%s", FD_UNSEQ_BASE + (uint32_t)idx,
-		backing, flags & VFD_CLOEXEC ? " cloexec" : "",
-		flags & VFD_CLOFORK ? " clofork" : "");
-	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+	return idx < 0 ? (int)idx : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
 
-int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
+int vfd_create_random(int real_fd, uint32_t flags)
 {
-	if (__builtin_expect(where == VFD_AT_RANDOM && !(flags & VFD_ADOPT) &&
-				     __atomic_load_n(&init_done, __ATOMIC_ACQUIRE) &&
-				     single_threaded(),
-			     1))
+	if (alone())
 		return create_alone(real_fd, flags);
-	return create_any(real_fd, flags, where, at);
+	return vfd_create_placed(real_fd, flags, VFD_AT_RANDOM, 0);
 }
+
+
 
 /* Close or forget virtual descriptor vfd: the shared part of both. */
 static int release_vfd(int vfd, int close_backing)
@@ -665,7 +707,7 @@ static int release_vfd(int vfd, int close_backing)
 	 */
 	if (close_backing && !single_threaded())
 		closer = maker_start();
-	if (lock_table() < 0) {
+	if (lock_table(close_backing && !closer ? LOCK_MAKING : 0) < 0) {
 		if (closer)
 			maker_end();
 		backing = release_deferred(idx, close_backing);
@@ -673,7 +715,6 @@ static int release_vfd(int vfd, int close_backing)
 			UFD_LOG("close %d (in a signal handler, deferred)", vfd);
 		return backing;
 	}
-	__atomic_store_n(&lock_making, close_backing && !closer, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = drop_entry_inline(idx);
 	/* Linux frees the descriptor even when close reports an error
@@ -683,7 +724,6 @@ static int release_vfd(int vfd, int close_backing)
 	if (backing >= 0 && close_backing && !closer)
 		r = ufd_sys_close(backing);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 	unlock_table();
 	if (backing >= 0 && closer)
 		r = ufd_sys_close(backing);
@@ -698,9 +738,9 @@ static int release_vfd(int vfd, int close_backing)
 }
 
 /*
- * vfd_close in a single-threaded process: the backing descriptor is
- * dropped and closed in one hold of the lock, its number kept from the
- * application's calls meanwhile (lock_making), with no closer to
+ * vfd_close in a single-threaded process (alone): the backing descriptor
+ * is dropped and closed in one hold of the lock, its number kept from
+ * the application's calls meanwhile (LOCK_MAKING), with no closer to
  * announce.  From a signal handler that interrupted a change to the
  * table, release_vfd's deferred close.
  */
@@ -708,27 +748,24 @@ static inline __attribute__((always_inline)) int close_alone(int vfd)
 {
 	int backing, r;
 
-	if (lock_table() < 0)
+	if (lock_as(LOCK_ALONE | LOCK_MAKING, 0) < 0)
 		return release_vfd(vfd, 1);
-	__atomic_store_n(&lock_making, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = drop_entry_inline((uint32_t)vfd - FD_UNSEQ_BASE);
 	/* The kernel's error passed on: the descriptor is gone anyway
 	 * (release_vfd). */
 	r = backing >= 0 ? ufd_sys_close(backing) : backing;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&lock_making, 0, __ATOMIC_RELAXED);
 	unlock_table();
 	if (backing < 0)
 		return backing;
 	placement_backing_closed(backing);
-	UFD_LOG("close %d", vfd);
 	return r;
 }
 
 int vfd_close(int vfd)
 {
-	if (__builtin_expect(vfd_in_space(vfd) && single_threaded(), 1))
+	if (__builtin_expect(vfd_in_space(vfd), 1) && alone())
 		return close_alone(vfd);
 	return release_vfd(vfd, 1);
 }
@@ -1168,7 +1205,7 @@ static void fork_child(void)
 		 * in this process. */
 		__atomic_store_n(&table_lock,
 				 my_tid() | (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) &
-					     LOCK_LOGGED),
+					     ~(LOCK_TID | LOCK_WAITERS)),
 				 __ATOMIC_RELAXED);
 		return;
 	}
@@ -1208,6 +1245,7 @@ static void init_once(void)
 		   ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed());
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	__atomic_store_n(&alone_ok, !ufd_log_on, __ATOMIC_RELAXED);
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
@@ -1219,4 +1257,9 @@ void vfd_init(void)
 	 * call into libc. */
 	if (!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
 		pthread_once(&once, init_once);
+	/* The log is turned on by the constructor, which calls this next
+	 * (after init_once, if a creation in another library's constructor
+	 * came first). */
+	if (__builtin_expect(ufd_log_on, 0))
+		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);
 }
