@@ -29,7 +29,12 @@
 #include <pthread.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#if __has_include(<sys/single_threaded.h>)
 #include <sys/single_threaded.h>
+#else
+/* Before glibc 2.32: never known to be single-threaded. */
+#define __libc_single_threaded 0
+#endif
 #include <time.h>
 #include <unistd.h>
 
