@@ -82,8 +82,8 @@ static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 /* Closes made from a signal handler while its thread held the lock: slot
  * indexes whose bookkeeping is finished under the lock (drain_pending),
  * by the holder as it lets go of it (the handler set LOCK_PENDING, which
- * the unlocking exchange returns: it ran before it, in the same thread)
- * or by whoever holds it next.  pending_n counts them in its low bits;
+ * the unlocking exchange returns: it ran before it, in the same thread),
+ * taking it again.  pending_n counts them in its low bits;
  * PENDING_LOST, set when a close found pending[] full, has the drain
  * sweep the map for every closed-but-unfreed slot instead. */
 #define PENDING_MAX 256
@@ -298,13 +298,11 @@ static inline __attribute__((always_inline)) int maker_start(void)
  * it.  (Threads made with a raw clone() sharing the address space are
  * not seen; glibc itself does not support them.)
  */
-static void set_lock_making(int on)
+/* LOCK_MAKING for a holder that took the lock without it; unlocking
+ * clears it. */
+static void set_lock_making(void)
 {
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (on)
-		__atomic_fetch_or(&table_lock, LOCK_MAKING, __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_and(&table_lock, ~LOCK_MAKING, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&table_lock, LOCK_MAKING, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -365,9 +363,6 @@ static int block_makers_now(void)
 	}
 	return 0;
 }
-
-/* vfd_init's: init_once has run. */
-static int init_done;
 
 /* ---- seeding ---- */
 
@@ -598,7 +593,7 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		placement_guard(real_fd);
 		backing = real_fd;
 	} else if (backing == -EAGAIN) {
-		set_lock_making(1);
+		set_lock_making();
 		backing = placement_new_backing(real_fd);
 		if (backing < 0) {
 			unlock_table();
@@ -630,14 +625,17 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 }
 
 /* create_alone's way out when the backing descriptor could not be made
- * (backing < 0) or recorded: undone, the error returned.  Table lock
- * held. */
-__attribute__((noinline, cold)) static int create_failed(int backing, int64_t idx)
+ * (backing < 0), given a slot (idx < 0) or recorded in the reverse map
+ * (err < 0): undone, the error returned.  Table lock held. */
+__attribute__((noinline, cold)) static int create_failed(int backing, int64_t idx,
+							int err)
 {
 	if (backing < 0)
 		return backing;
-	if (idx >= 0)
+	if (idx >= 0) {
 		fdmap_release(&vfd_map, (uint32_t)idx);
+		idx = err;
+	}
 	ufd_sys_close(backing);
 	return idx == -ERANGE ? -EBADF : (int)idx;
 }
@@ -668,18 +666,18 @@ static inline __attribute__((always_inline)) int alone(void)
 static inline __attribute__((always_inline)) int create_alone(int real_fd,
 								uint32_t flags)
 {
-	int backing;
-	int64_t idx = -EBADF;
+	int backing, err = 0;
+	int64_t idx;
 
 	if (lock_as(LOCK_ALONE | LOCK_MAKING, 0) < 0)
 		return -EBUSY;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = placement_new_backing(real_fd);
-	if (__builtin_expect(backing >= 0, 1))
-		idx = fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
-	if (__builtin_expect(idx < 0, 0) || vfd_own_backing(backing, (uint32_t)idx) < 0)
-		idx = create_failed(backing, idx);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	idx = backing < 0 ? backing
+			  : fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
+	if (__builtin_expect(idx >= 0, 1))
+		err = vfd_own_backing(backing, (uint32_t)idx);
+	if (__builtin_expect(idx < 0 || err < 0, 0))
+		idx = create_failed(backing, idx, err);
 	unlock_table();
 	return idx < 0 ? (int)idx : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
@@ -690,8 +688,6 @@ int vfd_create_random(int real_fd, uint32_t flags)
 		return create_alone(real_fd, flags);
 	return vfd_create_placed(real_fd, flags, VFD_AT_RANDOM, 0);
 }
-
-
 
 /* Close or forget virtual descriptor vfd: the shared part of both. */
 static int release_vfd(int vfd, int close_backing)
@@ -720,7 +716,6 @@ static int release_vfd(int vfd, int close_backing)
 			UFD_LOG("close %d (in a signal handler, deferred)", vfd);
 		return backing;
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = drop_entry_inline(idx);
 	/* Linux frees the descriptor even when close reports an error
 	 * (EINTR or EIO): the entry is gone either way, and the error is
@@ -728,7 +723,6 @@ static int release_vfd(int vfd, int close_backing)
 	r = backing;
 	if (backing >= 0 && close_backing && !closer)
 		r = ufd_sys_close(backing);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	unlock_table();
 	if (backing >= 0 && closer)
 		r = ufd_sys_close(backing);
@@ -755,12 +749,10 @@ static inline __attribute__((always_inline)) int close_alone(int vfd)
 
 	if (lock_as(LOCK_ALONE | LOCK_MAKING, 0) < 0)
 		return release_vfd(vfd, 1);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	backing = drop_entry_inline((uint32_t)vfd - FD_UNSEQ_BASE);
 	/* The kernel's error passed on: the descriptor is gone anyway
 	 * (release_vfd). */
 	r = backing >= 0 ? ufd_sys_close(backing) : backing;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	unlock_table();
 	if (backing < 0)
 		return backing;
@@ -1240,6 +1232,7 @@ static void fork_child(void)
 
 /* ---- set-up ---- */
 
+static int init_done; /* init_once has run */
 
 static void init_once(void)
 {

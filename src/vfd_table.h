@@ -236,6 +236,10 @@ void vfd_init(void);
  * (see newfd.c).  On failure it is left open and as it was.
  */
 #define VFD_ADOPT 0x100U
+
+/* vfd_create's two halves, as it picks them: at random without
+ * VFD_ADOPT (the common case: in a single-threaded process, one straight
+ * path), and every other case.  Same contract. */
 int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at);
 int vfd_create_random(int real_fd, uint32_t flags);
 
