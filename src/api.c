@@ -16,9 +16,20 @@
 #define NONSEQFD_ALL \
 	(NONSEQFD_CLOEXEC | NONSEQFD_CLOFORK | NONSEQFD_CLOSE | NONSEQFD_HIDE)
 
-UFD_PUBLIC int nonseqfd(int fd, int flags)
+/* The VFD_* flags of nonseqfd's flags (and UFD_CLOEXEC). */
+static inline unsigned nonseqfd_vflags(int flags)
 {
-	unsigned vflags = 0;
+	return (flags & NONSEQFD_CLOEXEC ? VFD_CLOEXEC : 0) |
+	       (flags & NONSEQFD_CLOFORK ? VFD_CLOFORK : 0) |
+	       (flags & NONSEQFD_HIDE ? VFD_HIDDEN : 0) |
+	       (ufd_settings.cloexec ? VFD_CLOEXEC : 0);
+}
+
+/* nonseqfd, every case: out of line, so that the common one below keeps
+ * no frame. */
+static __attribute__((noinline, cold)) int nonseqfd_any(int fd, int flags)
+{
+	static int said;
 	int vfd;
 
 	if (flags & ~NONSEQFD_ALL)
@@ -26,8 +37,6 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
 	if (!ufd_interposed) {
-		static int said;
-
 		if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 			fprintf(stderr,
 				"ufd: nonseqfd: this process's descriptor calls go "
@@ -38,13 +47,7 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 				"LD_PRELOAD=libufd.so\n");
 		return ufd_ret(-ENOSYS);
 	}
-	if ((flags & NONSEQFD_CLOEXEC) || ufd_settings.cloexec)
-		vflags |= VFD_CLOEXEC;
-	if (flags & NONSEQFD_CLOFORK)
-		vflags |= VFD_CLOFORK;
-	if (flags & NONSEQFD_HIDE)
-		vflags |= VFD_HIDDEN;
-	vfd = vfd_create(vfd_translate(fd), vflags, VFD_AT_RANDOM, 0);
+	vfd = vfd_create(vfd_translate(fd), nonseqfd_vflags(flags), VFD_AT_RANDOM, 0);
 	if (vfd < 0)
 		return ufd_ret(vfd);
 	if (ufd_settings.report)
@@ -52,6 +55,18 @@ UFD_PUBLIC int nonseqfd(int fd, int flags)
 	if (flags & NONSEQFD_CLOSE)
 		ufd_close(fd); /* as close(fd) would: its error is not nonseqfd's */
 	return vfd;
+}
+
+UFD_PUBLIC int nonseqfd(int fd, int flags)
+{
+	/* The common case: known flags but NONSEQFD_CLOSE, no sanitizer, a
+	 * real fd below the guard (neither virtual nor backing). */
+	if (__builtin_expect((flags & ~(NONSEQFD_ALL & ~NONSEQFD_CLOSE)) ||
+				     ufd_settings.report || !ufd_interposed ||
+				     vfd_guarded(fd),
+			     0))
+		return nonseqfd_any(fd, flags);
+	return ufd_ret(vfd_create(fd, nonseqfd_vflags(flags), VFD_AT_RANDOM, 0));
 }
 
 /* Is real descriptor fd open?  Asks the kernel, without going through the

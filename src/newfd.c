@@ -25,17 +25,12 @@
  * process holds a lock on it, its descriptor is adopted as the backing
  * descriptor where it is, not duplicated and closed.
  */
-static int posix_locks_taken;
-
-int newfd_posix_locks_taken(void)
-{
-	return __atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED);
-}
+int newfd_posix_locks;
 
 void newfd_note_posix_lock(void)
 {
-	if (!__atomic_load_n(&posix_locks_taken, __ATOMIC_RELAXED))
-		__atomic_store_n(&posix_locks_taken, 1, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED))
+		__atomic_store_n(&newfd_posix_locks, 1, __ATOMIC_RELAXED);
 }
 
 /* The next space-separated word at *s, advanced past; its length. */
@@ -152,7 +147,7 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 	return vfd;
 }
 
-int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
+int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd = virtual_or_open(fd, flags);
 

@@ -27,6 +27,16 @@
 #include "report.h"
 #include "settings.h"
 #include "sys.h"
+#include "vfd_table.h"
+
+/* Has the process taken POSIX record locks?  Then closing a descriptor of
+ * a regular file may drop them.  (The variable: newfd.c's, read here.) */
+extern int newfd_posix_locks __attribute__((visibility("hidden")));
+
+static inline int newfd_posix_locks_taken(void)
+{
+	return __atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED);
+}
 
 /*
  * Is a descriptor the kernel makes the application's just as it is?  So
@@ -78,9 +88,25 @@ int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec);
  * The same for a call that asked for a virtual descriptor (O_UNSEQFD,
  * SOCK_UNSEQ), with VFD_* flags: returns the virtual descriptor (under
  * UFD_REPORT recorded as call's), or -errno with fd closed (the call
- * fails).
+ * fails).  Inline for its common case (no record locks, no sanitizer,
+ * fd below the guard: no close-on-fork mark to drop); the rest is
+ * newfd_virtual_or_close_any.
  */
-int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call);
+int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call);
+
+static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
+{
+	int vfd;
+
+	if (__builtin_expect(newfd_posix_locks_taken() || ufd_settings.report ||
+				     vfd_guarded(fd),
+			     0))
+		return newfd_virtual_or_close_any(fd, flags, call);
+	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
+	/* Made or not, the kernel's number goes (after the copy exists). */
+	ufd_sys_close(fd);
+	return vfd;
+}
 
 /*
  * fd, just made by the kernel, is at or past the application's soft
@@ -167,8 +193,5 @@ static inline int newfd_finish_flagged(int fd, int virt, unsigned vflags,
  * on new descriptors of regular files are checked before they move. */
 void newfd_note_posix_lock(void);
 
-/* Has the process taken POSIX record locks?  Then closing a descriptor of
- * a regular file may drop them. */
-int newfd_posix_locks_taken(void);
 
 #endif /* UFD_NEWFD_H */

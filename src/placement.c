@@ -29,7 +29,7 @@
 #include "sys.h"
 
 /* Backing descriptors stay below 2^28 (they are stored in 28 bits). */
-#define BACKING_MAX ((1 << 28) - 1)
+#define BACKING_MAX PLACEMENT_BACKING_MAX
 
 /* The largest room above the limit, and the largest limit with room:
  * the kernel's table grows to the highest number in use, 8 bytes each. */
@@ -219,26 +219,13 @@ __attribute__((noinline)) static int new_backing_placed(int real_fd)
 	return place_below(real_fd);
 }
 
-int placement_try_backing(int real_fd)
+int placement_too_high(int fd)
 {
-	unsigned from = __atomic_load_n(&placement_first_from, __ATOMIC_RELAXED);
-	int fd;
-
-	if (__builtin_expect(from == 0, 0))
-		return -EAGAIN;
-	fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, from);
-	if (__builtin_expect(fd >= 0, 1))
-		return checked(fd);
-	/* Full, or the limit lowered: the whole policy, under the lock. */
-	return fd == -EMFILE || fd == -EINVAL ? -EAGAIN : fd;
+	return checked(fd);
 }
 
-int placement_new_backing(int real_fd)
+int placement_new_backing_policy(int real_fd)
 {
-	int fd = placement_try_backing(real_fd);
-
-	if (__builtin_expect(fd != -EAGAIN, 1))
-		return fd;
 	/* The whole policy, until a first try succeeds again. */
 	set_first_from(0);
 	return new_backing_placed(real_fd);

@@ -26,8 +26,12 @@
 #ifndef UFD_PLACEMENT_H
 #define UFD_PLACEMENT_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sys/resource.h>
+
+#include "sys.h"
 
 /*
  * Real descriptors from this number up may be backing descriptors or carry
@@ -50,12 +54,13 @@ void placement_guard(int fd);
  */
 extern unsigned ufd_app_nofile __attribute__((visibility("hidden")));
 
-/*
- * A new backing descriptor for the same file as real_fd, close-on-exec for
- * the kernel, placed as above.  Returns it, -EBADF (real_fd not open) or
- * -EMFILE.  Table lock held.
- */
-int placement_new_backing(int real_fd);
+/* The largest number a backing descriptor may have (what a slot of the
+ * table holds). */
+#define PLACEMENT_BACKING_MAX ((1 << 28) - 1)
+
+/* placement_try_backing's rare answer: fd, just made, is past
+ * PLACEMENT_BACKING_MAX; closes it and returns -EMFILE. */
+int placement_too_high(int fd);
 
 /*
  * placement_new_backing's first try alone, without the table lock: the
@@ -63,9 +68,26 @@ int placement_new_backing(int real_fd);
  * lock-free, and one F_DUPFD_CLOEXEC there.  Changes no state.  Returns
  * the descriptor, -EBADF, or -EAGAIN when the whole policy must run (no
  * such number yet, full, the limit changed): placement_new_backing, with
- * the lock held.
+ * the lock held.  Inline: it is most of the cost of placing one.
  */
-int placement_try_backing(int real_fd);
+static inline int placement_try_backing(int real_fd);
+
+/*
+ * A new backing descriptor for the same file as real_fd, close-on-exec for
+ * the kernel, placed as above.  Returns it, -EBADF (real_fd not open) or
+ * -EMFILE.  Table lock held.  placement_new_backing_policy is its part
+ * after a first try that says -EAGAIN: the whole policy.
+ */
+int placement_new_backing_policy(int real_fd);
+
+static inline int placement_new_backing(int real_fd)
+{
+	int fd = placement_try_backing(real_fd);
+
+	if (__builtin_expect(fd != -EAGAIN, 1))
+		return fd;
+	return placement_new_backing_policy(real_fd);
+}
 
 /*
  * Where the whole policy last found room, the first try's number (0:
@@ -75,6 +97,21 @@ int placement_try_backing(int real_fd);
  */
 extern unsigned placement_first_from __attribute__((visibility("hidden")));
 extern unsigned placement_back_up_at __attribute__((visibility("hidden")));
+
+static inline int placement_try_backing(int real_fd)
+{
+	unsigned from = __atomic_load_n(&placement_first_from, __ATOMIC_RELAXED);
+	int fd;
+
+	if (__builtin_expect(from == 0, 0))
+		return -EAGAIN;
+	fd = ufd_sys_fcntl(real_fd, F_DUPFD_CLOEXEC, (long)from);
+	if (__builtin_expect(fd >= 0, 1))
+		return __builtin_expect(fd <= PLACEMENT_BACKING_MAX, 1) ? fd
+								   : placement_too_high(fd);
+	/* Full, or the limit lowered: the whole policy, under the lock. */
+	return fd == -EMFILE || fd == -EINVAL ? -EAGAIN : fd;
+}
 
 /*
  * Backing descriptor fd has been closed.  While first tries go below where

@@ -5,9 +5,11 @@
  * Locking rule: every change to vfd_map, vfd_backing_map and vfd_mark_map that
  * frees or takes a slot is made with table_lock held; lookups and flag
  * changes (fdmap_get, fdmap_cas) take no lock.  No system call runs with
- * the lock held on the common paths: backing descriptors are made before
- * and closed after it, announced (see "backing descriptors made and
- * closed outside the lock").  No function here calls a
+ * the lock held on the common paths of a process with threads: backing
+ * descriptors are made before and closed after it, announced (see
+ * "backing descriptors made and closed outside the lock"); a
+ * single-threaded one makes and closes them inside it, where nothing need
+ * wait for the lock.  No function here calls a
  * libc descriptor function: backing descriptors are made, moved and closed
  * with raw system calls (sys.h), so nothing re-enters the shim.
  *
@@ -27,6 +29,12 @@
 #include <pthread.h>
 #include <sys/random.h>
 #include <sys/resource.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#else
+/* Before glibc 2.32: never known to be single-threaded. */
+#define __libc_single_threaded 0
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -42,25 +50,42 @@ struct fdmap vfd_mark_map;
 
 /* ---- the table lock ----
  *
- * A futex mutex whose word holds the holder's thread id (0 when free) and
- * LOCK_WAITERS when others may be waiting, so that a thread can tell that
- * it holds the lock itself.  Raw futex calls rather than pthread_mutex, so
- * that fork handlers can reset it and it never calls into libc.
+ * A futex mutex whose word holds the holder's thread id (0 when free),
+ * LOCK_LOGGED when the holder's ufd_log_hold held (the log is on: its
+ * unlock releases the hold), LOCK_MAKING while the holder makes or closes
+ * a backing descriptor inside it (see "backing descriptors made and
+ * closed outside the lock"), LOCK_PENDING once a signal handler of the
+ * holder's thread left a close pending, and LOCK_WAITERS when others may
+ * be waiting.  The id lets a thread tell that it holds the lock itself.
+ * Raw futex calls rather than pthread_mutex, so that fork handlers can
+ * reset it and it never calls into libc.  Thread ids stay below 2^22
+ * (PID_MAX_LIMIT).
+ *
+ * LOCK_ALONE is the id of a holder that took the lock while the process
+ * was single-threaded (create_alone, close_alone): it saves them looking
+ * up their thread id.  It can only be this thread's: no thread is made
+ * while the only one holds the lock (nor by its signal handlers), so
+ * whoever sees LOCK_ALONE in the word is the holder or a handler that
+ * interrupted it.
  */
 #define LOCK_WAITERS 0x80000000U
+#define LOCK_LOGGED  0x40000000U
+#define LOCK_MAKING  0x20000000U
+#define LOCK_PENDING 0x10000000U
+#define LOCK_TID     0x0fffffffU
+#define LOCK_ALONE   LOCK_TID
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 static uint32_t table_lock;
-/* Whether the holder's ufd_log_hold held (the log is on): for its
- * ufd_log_release.  Written and read by the holder only. */
-static int lock_log_held;
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
- * indexes whose bookkeeping the holder finishes.  pending_n counts them in
- * its low bits; PENDING_LOST, set when a close found pending[] full, has
- * the holder sweep the map for every closed-but-unfreed slot instead.  One
- * word, so that taking and letting go of the lock test one load. */
+ * indexes whose bookkeeping is finished under the lock (drain_pending),
+ * by the holder as it lets go of it (the handler set LOCK_PENDING, which
+ * the unlocking exchange returns: it ran before it, in the same thread),
+ * taking it again.  pending_n counts them in its low bits;
+ * PENDING_LOST, set when a close found pending[] full, has the drain
+ * sweep the map for every closed-but-unfreed slot instead. */
 #define PENDING_MAX 256
 #define PENDING_LOST 0x80000000U
 static uint32_t pending[PENDING_MAX];
@@ -83,24 +108,28 @@ static void futex(uint32_t *addr, int op, uint32_t val)
 	ufd_sys6(SYS_futex, (long)addr, op | FUTEX_PRIVATE_FLAG, val, 0, 0, 0);
 }
 
-__attribute__((noinline)) static void drain_pending(void);
-
-/* vfd_lock when the lock was not free (c, as the failed exchange saw it):
- * out of line, so that taking a free lock saves no registers. */
-__attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c, int held)
+/* vfd_lock when the lock was not free (c, as the failed exchange saw it;
+ * want, the word the caller would have put): out of line, so that taking
+ * a free lock saves no registers. */
+__attribute__((noinline)) static int lock_slow(uint32_t want, uint32_t c)
 {
-	if ((c & ~LOCK_WAITERS) == me) {
-		ufd_log_release(held);
+	uint32_t me = my_tid();
+
+	if ((c & LOCK_TID) == me || (c & LOCK_TID) == LOCK_ALONE) {
+		ufd_log_release(!!(want & LOCK_LOGGED));
 		return -EBUSY;
 	}
+	/* Waited for under this thread's own id (a LOCK_ALONE taker cannot
+	 * get here, but the id must name a thread that waits). */
+	want = me | (want & ~LOCK_TID);
 	for (;;) {
 		if (c == 0) {
 			/* Taken after waiting: others may wait too. */
 			if (__atomic_compare_exchange_n(&table_lock, &c,
-							me | LOCK_WAITERS, 0,
+							want | LOCK_WAITERS, 0,
 							__ATOMIC_ACQUIRE,
 							__ATOMIC_RELAXED))
-				break;
+				return 0;
 			continue;
 		}
 		if (!(c & LOCK_WAITERS) &&
@@ -111,49 +140,69 @@ __attribute__((noinline)) static int lock_slow(uint32_t me, uint32_t c, int held
 		futex(&table_lock, FUTEX_WAIT, c | LOCK_WAITERS);
 		/* A handler may have forked meanwhile: in the child, this
 		 * thread has another id. */
-		me = my_tid();
+		want = my_tid() | (want & ~LOCK_TID);
 		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 	}
-	lock_log_held = held;
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
-		drain_pending();
+}
+
+/* Take the lock as want (an id, LOCK_MAKING or not), with the log held
+ * if log (a constant) and the log is on.  Returns 0, or -EBUSY if this
+ * thread holds it already. */
+static inline __attribute__((always_inline)) int lock_as(uint32_t want, int log)
+{
+	uint32_t c = 0;
+
+	/* The log held before the lock is taken, so that no line is
+	 * written while it is. */
+	if (log && ufd_log_hold())
+		want |= LOCK_LOGGED;
+	if (!__atomic_compare_exchange_n(&table_lock, &c, want, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return lock_slow(want, c);
 	return 0;
 }
 
 /* vfd_lock and vfd_unlock, inline for the table's own hot paths (making
- * and closing a virtual descriptor): a free lock costs a few loads, the
- * exchanges and the log's thread-local count. */
-static inline __attribute__((always_inline)) int lock_table(void)
+ * and closing a virtual descriptor): a free lock costs the thread id's
+ * load, the log's test and the two exchanges.  making: LOCK_MAKING if the
+ * holder makes or closes a backing descriptor inside it, else 0. */
+static inline __attribute__((always_inline)) int lock_table(uint32_t making)
 {
-	uint32_t me = my_tid(), c = 0;
-	/* Before the lock is taken, so that no line is written while held. */
-	int held = ufd_log_hold();
-
-	if (!__atomic_compare_exchange_n(&table_lock, &c, me, 0, __ATOMIC_ACQUIRE,
-					 __ATOMIC_RELAXED))
-		return lock_slow(me, c, held);
-	lock_log_held = held;
-	/* Pending closes are rare: tested here, drained out of line. */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
-		drain_pending();
-	return 0;
+	return lock_as(my_tid() | making, 1);
 }
+
+__attribute__((noinline)) static void unlock_slow(uint32_t was);
 
 static inline __attribute__((always_inline)) void unlock_table(void)
 {
-	int held = lock_log_held;
+	uint32_t was = __atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE);
 
-	/* Pending closes are rare: tested here, drained out of line. */
-	if (__atomic_load_n(&pending_n, __ATOMIC_SEQ_CST))
-		drain_pending();
-	if (__atomic_exchange_n(&table_lock, 0, __ATOMIC_RELEASE) & LOCK_WAITERS)
+	/* Waiters, the log or pending closes are rare: tested here, dealt
+	 * with out of line. */
+	if (__builtin_expect(was & (LOCK_WAITERS | LOCK_LOGGED | LOCK_PENDING), 0))
+		unlock_slow(was);
+}
+
+static void drain_pending(void);
+
+/* unlock_table's rare cases, the lock let go (was: its word then). */
+__attribute__((noinline)) static void unlock_slow(uint32_t was)
+{
+	if (was & LOCK_WAITERS)
 		futex(&table_lock, FUTEX_WAKE, 1);
-	ufd_log_release(held); /* writes the lines held meanwhile */
+	ufd_log_release(!!(was & LOCK_LOGGED)); /* writes the lines held meanwhile */
+	/* Closes that handlers of this thread left pending: finished under
+	 * the lock, taken again (unless a handler of this thread holds it
+	 * now, when its own unlock comes here). */
+	if ((was & LOCK_PENDING) && lock_table(0) == 0) {
+		drain_pending();
+		unlock_table();
+	}
 }
 
 int vfd_lock(void)
 {
-	return lock_table();
+	return lock_table(0);
 }
 
 void vfd_unlock(void)
@@ -230,12 +279,45 @@ static inline __attribute__((always_inline)) int maker_start(void)
 	return 1;
 }
 
+/*
+ * Makers that make (or close) inside the lock: the single-threaded ones
+ * (below), and those that found a blocker.  No other thread can reach
+ * their number while they hold the lock; a signal handler of their own
+ * thread can, and sees the lock held by itself (block_makers fails), so
+ * LOCK_MAKING in the lock word, set by the holder around the making, has
+ * the handler's block_makers_now refuse too.
+ *
+ * While __libc_single_threaded (glibc: true until the first
+ * pthread_create, which clears it in the creating thread before the new
+ * one runs) no other thread exists to dup2, close or fork onto a number
+ * being made, so a maker needs no announcement: it makes inside the lock.
+ * The flag cannot change under the only thread (a signal handler does not
+ * create threads), and a fork child is single-threaded whatever glibc
+ * says of it.  Whether an operation announced itself is kept in a local,
+ * not read again: a child forked by a handler in the middle of it resumes
+ * it.  (Threads made with a raw clone() sharing the address space are
+ * not seen; glibc itself does not support them.)
+ */
+/* LOCK_MAKING for a holder that took the lock without it; unlocking
+ * clears it. */
+static void set_lock_making(void)
+{
+	__atomic_fetch_or(&table_lock, LOCK_MAKING, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline __attribute__((always_inline)) int single_threaded(void)
+{
+	return __builtin_expect(__libc_single_threaded, 1);
+}
+
 /* Does this thread hold the table lock (a signal handler that interrupted
  * a change to the table)? */
 static int lock_is_mine(void)
 {
-	return (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & ~LOCK_WAITERS) ==
-	       my_tid();
+	uint32_t holder = __atomic_load_n(&table_lock, __ATOMIC_RELAXED) & LOCK_TID;
+
+	return holder == LOCK_ALONE || holder == my_tid();
 }
 
 /*
@@ -268,9 +350,13 @@ static void unblock_makers(void)
 }
 
 /* block_makers for a thread that cannot wait: 0 if no maker is under way
- * (unblock_makers when done; none can start meanwhile), else -EBUSY. */
+ * (unblock_makers when done; none can start meanwhile), else -EBUSY,
+ * also when this thread holds the lock to make or close a backing
+ * descriptor inside it (LOCK_MAKING). */
 static int block_makers_now(void)
 {
+	if (lock_is_mine() && (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) & LOCK_MAKING))
+		return -EBUSY;
 	if (__atomic_add_fetch(&making, BLOCKER_ONE, __ATOMIC_SEQ_CST) & MAKER_MASK) {
 		unblock_makers();
 		return -EBUSY;
@@ -365,6 +451,8 @@ __attribute__((noinline)) static int release_deferred(uint32_t idx,
 		__atomic_fetch_sub(&pending_n, 1, __ATOMIC_SEQ_CST);
 		__atomic_fetch_or(&pending_n, PENDING_LOST, __ATOMIC_SEQ_CST);
 	}
+	/* The holder's unlock, which this handler interrupted, drains. */
+	__atomic_fetch_or(&table_lock, LOCK_PENDING, __ATOMIC_SEQ_CST);
 	return close_backing ? ufd_sys_close(vfd_backing_of(v)) : vfd_backing_of(v);
 }
 
@@ -458,7 +546,8 @@ __attribute__((noinline)) static void create_settle(int64_t idx, int backing,
 	}
 }
 
-int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
+/* vfd_create, every case. */
+int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
 	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
 	int backing = -EAGAIN, err, maker = 0;
@@ -475,7 +564,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	 * it can be.
 	 */
 	if (__builtin_expect(where == VFD_AT_RANDOM && !(flags & VFD_ADOPT), 1) &&
-	    maker_start()) {
+	    !single_threaded() && maker_start()) {
 		maker = 1;
 		backing = placement_try_backing(real_fd);
 		if (backing < 0) {
@@ -485,7 +574,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 				return backing;
 		}
 	}
-	err = lock_table();
+	err = lock_table(0);
 	if (err < 0) {
 		if (maker) {
 			ufd_sys_close(backing);
@@ -504,6 +593,7 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		placement_guard(real_fd);
 		backing = real_fd;
 	} else if (backing == -EAGAIN) {
+		set_lock_making();
 		backing = placement_new_backing(real_fd);
 		if (backing < 0) {
 			unlock_table();
@@ -534,6 +624,71 @@ int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	return (int)(FD_UNSEQ_BASE + (uint32_t)idx);
 }
 
+/* create_alone's way out when the backing descriptor could not be made
+ * (backing < 0), given a slot (idx < 0) or recorded in the reverse map
+ * (err < 0): undone, the error returned.  Table lock held. */
+__attribute__((noinline, cold)) static int create_failed(int backing, int64_t idx,
+							int err)
+{
+	if (backing < 0)
+		return backing;
+	if (idx >= 0) {
+		fdmap_release(&vfd_map, (uint32_t)idx);
+		idx = err;
+	}
+	ufd_sys_close(backing);
+	return idx == -ERANGE ? -EBADF : (int)idx;
+}
+
+/*
+ * The single-threaded paths' condition besides __libc_single_threaded:
+ * the table is set up and the log is off (their lines and its hold are
+ * left to the general paths).  Set by init_once, cleared by vfd_init once
+ * the constructor has turned the log on.
+ */
+static int alone_ok;
+
+static inline __attribute__((always_inline)) int alone(void)
+{
+	return __builtin_expect(__atomic_load_n(&alone_ok, __ATOMIC_RELAXED) &&
+					single_threaded(),
+				1);
+}
+
+/*
+ * vfd_create's common case in a single-threaded process (alone): at
+ * random, on a new backing descriptor made, recorded and its number thus
+ * kept from the application's calls in one hold of the lock
+ * (LOCK_MAKING), with no maker to announce.  The cost of making a virtual
+ * descriptor is mostly here (issue 12's budget), so it stays in line and
+ * straight.
+ */
+static inline __attribute__((always_inline)) int create_alone(int real_fd,
+								uint32_t flags)
+{
+	int backing, err = 0;
+	int64_t idx;
+
+	if (lock_as(LOCK_ALONE | LOCK_MAKING, 0) < 0)
+		return -EBUSY;
+	backing = placement_new_backing(real_fd);
+	idx = backing < 0 ? backing
+			  : fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
+	if (__builtin_expect(idx >= 0, 1))
+		err = vfd_own_backing(backing, (uint32_t)idx);
+	if (__builtin_expect(idx < 0 || err < 0, 0))
+		idx = create_failed(backing, idx, err);
+	unlock_table();
+	return idx < 0 ? (int)idx : (int)(FD_UNSEQ_BASE + (uint32_t)idx);
+}
+
+int vfd_create_random(int real_fd, uint32_t flags)
+{
+	if (alone())
+		return create_alone(real_fd, flags);
+	return vfd_create_placed(real_fd, flags, VFD_AT_RANDOM, 0);
+}
+
 /* Close or forget virtual descriptor vfd: the shared part of both. */
 static int release_vfd(int vfd, int close_backing)
 {
@@ -551,9 +706,9 @@ static int release_vfd(int vfd, int close_backing)
 	 * that the application's dup2, close and close_range onto it wait
 	 * (block_makers); with a blocker there, it closes inside the lock.
 	 */
-	if (close_backing)
+	if (close_backing && !single_threaded())
 		closer = maker_start();
-	if (lock_table() < 0) {
+	if (lock_table(close_backing && !closer ? LOCK_MAKING : 0) < 0) {
 		if (closer)
 			maker_end();
 		backing = release_deferred(idx, close_backing);
@@ -581,8 +736,34 @@ static int release_vfd(int vfd, int close_backing)
 	return r;
 }
 
+/*
+ * vfd_close in a single-threaded process (alone): the backing descriptor
+ * is dropped and closed in one hold of the lock, its number kept from
+ * the application's calls meanwhile (LOCK_MAKING), with no closer to
+ * announce.  From a signal handler that interrupted a change to the
+ * table, release_vfd's deferred close.
+ */
+static inline __attribute__((always_inline)) int close_alone(int vfd)
+{
+	int backing, r;
+
+	if (lock_as(LOCK_ALONE | LOCK_MAKING, 0) < 0)
+		return release_vfd(vfd, 1);
+	backing = drop_entry_inline((uint32_t)vfd - FD_UNSEQ_BASE);
+	/* The kernel's error passed on: the descriptor is gone anyway
+	 * (release_vfd). */
+	r = backing >= 0 ? ufd_sys_close(backing) : backing;
+	unlock_table();
+	if (backing < 0)
+		return backing;
+	placement_backing_closed(backing);
+	return r;
+}
+
 int vfd_close(int vfd)
 {
+	if (__builtin_expect(vfd_in_space(vfd), 1) && alone())
+		return close_alone(vfd);
 	return release_vfd(vfd, 1);
 }
 
@@ -1019,7 +1200,10 @@ static void fork_child(void)
 		 * that the handler's own calls see it held by themselves
 		 * (-EBUSY) rather than wait forever for a thread that is not
 		 * in this process. */
-		__atomic_store_n(&table_lock, my_tid(), __ATOMIC_RELAXED);
+		__atomic_store_n(&table_lock,
+				 my_tid() | (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) &
+					     ~(LOCK_TID | LOCK_WAITERS)),
+				 __ATOMIC_RELAXED);
 		return;
 	}
 	table_lock = 0;
@@ -1035,6 +1219,9 @@ static void fork_child(void)
 		else if (v & VFD_CLOFORK)
 			ufd_sys_close(drop_entry((uint32_t)idx));
 	}
+	/* The walk finished every pending close (a parent's holder drains
+	 * them only after letting go of the lock, which may follow the fork). */
+	__atomic_store_n(&pending_n, 0, __ATOMIC_RELAXED);
 	VFD_FOR_EACH_SLOT(&vfd_mark_map, idx, 0) {
 		if ((fdmap_get(&vfd_mark_map, (uint32_t)idx) & VFD_BUSY) &&
 		    vfd_owner((int)idx) < 0)
@@ -1056,6 +1243,7 @@ static void init_once(void)
 		   ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed());
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	__atomic_store_n(&alone_ok, !ufd_log_on, __ATOMIC_RELAXED);
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
@@ -1067,4 +1255,9 @@ void vfd_init(void)
 	 * call into libc. */
 	if (!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
 		pthread_once(&once, init_once);
+	/* The log is turned on by the constructor, which calls this next
+	 * (after init_once, if a creation in another library's constructor
+	 * came first). */
+	if (__builtin_expect(ufd_log_on, 0))
+		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);
 }

@@ -236,7 +236,21 @@ void vfd_init(void);
  * (see newfd.c).  On failure it is left open and as it was.
  */
 #define VFD_ADOPT 0x100U
-int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at);
+
+/* vfd_create's two halves, as it picks them: at random without
+ * VFD_ADOPT (the common case: in a single-threaded process, one straight
+ * path), and every other case.  Same contract. */
+int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at);
+int vfd_create_random(int real_fd, uint32_t flags);
+
+static inline int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, int at)
+{
+	/* Folded where the caller's arguments are constants: the common
+	 * case reaches its function without testing them. */
+	if (where == VFD_AT_RANDOM && !(flags & VFD_ADOPT))
+		return vfd_create_random(real_fd, flags);
+	return vfd_create_placed(real_fd, flags, where, at);
+}
 
 /*
  * Close virtual descriptor vfd.  Returns 0, -EBADF if it is not open, or

@@ -8,6 +8,8 @@
  */
 #include "process.h"
 
+#include <sys/single_threaded.h>
+
 /* ---- backing descriptors are ufd's ---- */
 
 START_TEST(close_of_backing_is_ebadf)
@@ -505,6 +507,88 @@ START_TEST(makers_race_application_dup2_and_close)
 }
 END_TEST
 
+/*
+ * The same race in a single-threaded process, where ufd makes and closes
+ * backing descriptors inside the table lock, unannounced: the
+ * application's dup2 and close of those numbers come from a SIGALRM
+ * handler, which can interrupt the making itself.  A dup2 there may fail
+ * with EBUSY (it cannot wait for its own thread); one that succeeds must
+ * leave file B, and every virtual descriptor stays file A.
+ */
+#define ALONE_MAKES 20000
+
+static volatile long alone_bad, alone_dup2s, alone_busy;
+static volatile unsigned alone_i;
+
+static void alone_app(int sig)
+{
+	int saved = errno, n = race_first + (int)(alone_i++ % RACE_SPAN);
+
+	(void)sig;
+	if (dup2(race_b, n) == n) {
+		alone_dup2s++;
+		if (!is_file(n, race_ino_b) || close(n) != 0)
+			alone_bad++;
+	} else if (errno == EBUSY) {
+		alone_busy++;
+	} else {
+		alone_bad++;
+	}
+	errno = saved;
+}
+
+START_TEST(makers_alone_race_handler_dup2_and_close)
+{
+	struct sigaction sa = { .sa_handler = alone_app };
+	struct itimerval it = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct rlimit rl;
+	struct stat st;
+	long bad = 0;
+	int v;
+
+	if (!__libc_single_threaded) {
+		fprintf(stderr, "makers_alone_race_handler_dup2_and_close: skipped: "
+				"the test process has threads\n");
+		return;
+	}
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_max = rl.rlim_cur;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	race_a = temp_file("A");
+	race_b = temp_file("B");
+	ck_assert_int_eq(fstat(race_a, &st), 0);
+	race_ino_a = st.st_ino;
+	ck_assert_int_eq(fstat(race_b, &st), 0);
+	race_ino_b = st.st_ino;
+	v = api_nonseqfd(race_a, 0);
+	race_first = api_backing_fd(v);
+	ck_assert_int_lt(race_first, (int)rl.rlim_cur); /* below the limit */
+	ck_assert_int_eq(close(v), 0);
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+	for (int i = 0; i < ALONE_MAKES; i++) {
+		v = api_nonseqfd(race_a, 0);
+		if (v < 0 || !stays_file(v, race_ino_a))
+			bad++;
+		if (v >= 0 && (!stays_file(v, race_ino_a) || close(v) != 0))
+			bad++;
+	}
+	ck_assert_int_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+	signal(SIGALRM, SIG_IGN);
+	ck_assert(__libc_single_threaded);
+	ck_assert_msg(bad == 0, "%ld virtual descriptors were not (or stopped being) file A", bad);
+	ck_assert_msg(alone_bad == 0, "%ld of the handler's dup2/close calls failed or "
+		      "left another file", alone_bad);
+	ck_assert_int_gt(alone_dup2s, 0);
+	fprintf(stderr, "makers_alone_race_handler_dup2_and_close: %ld dup2s, %ld EBUSY\n",
+		alone_dup2s, alone_busy);
+	close(race_a);
+	close(race_b);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *protect_case(void)
@@ -518,7 +602,8 @@ TCase *protect_case(void)
 
 TCase *makers_case(void)
 {
-	return new_case("makers", TESTS(makers_race_application_dup2_and_close), 120);
+	return new_case("makers", TESTS(makers_race_application_dup2_and_close,
+					makers_alone_race_handler_dup2_and_close), 120);
 }
 
 TCase *listing_case(void)
