@@ -344,9 +344,17 @@ static int block_makers(void)
 	return 0;
 }
 
+/* The blockers' count, like the makers' (maker_end), never goes below
+ * zero: in a child forked by a signal handler that interrupted this thread
+ * between block_makers and here, it starts afresh at zero (fork_child). */
 static void unblock_makers(void)
 {
-	__atomic_fetch_sub(&making, BLOCKER_ONE, __ATOMIC_RELEASE);
+	uint32_t v = __atomic_load_n(&making, __ATOMIC_RELAXED);
+
+	while (v >= BLOCKER_ONE &&
+	       !__atomic_compare_exchange_n(&making, &v, v - BLOCKER_ONE, 0,
+					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
 }
 
 /* block_makers for a thread that cannot wait: 0 if no maker is under way
