@@ -705,6 +705,8 @@ struct content {
 struct handle {
 	int live, num, obj;
 	int cloexec, clofork, hidden;
+	int asked_hide;		/* made by nonseqfd with NONSEQFD_HIDE, in any config */
+	int bare_gone;		/* hidden, and closed in the bare run by a range */
 	int last;		/* its number when it was closed, -1 if never open */
 };
 
@@ -802,12 +804,15 @@ static int lowest_free(int from)
 			return n;
 }
 
+/* The live handles, less those nonseqfd made with NONSEQFD_HIDE: under
+ * ufd those outlive a close_range that closes them in the bare run (see
+ * model_close_range), so counting them would make the runs disagree. */
 static int nlive_seq(void)
 {
 	int n = 0;
 
 	for (int i = 3; i < R.nh; i++)
-		n += R.h[i].live;
+		n += R.h[i].live && !R.h[i].asked_hide;
 	return n;
 }
 
@@ -838,7 +843,7 @@ static void set_handle(int h, int num, int obj, int cloexec)
 	x->num = num;
 	x->obj = obj;
 	x->cloexec = cloexec;
-	x->clofork = x->hidden = 0;
+	x->clofork = x->hidden = x->asked_hide = x->bare_gone = 0;
 }
 
 static void kill_handle(int h)
@@ -1100,7 +1105,11 @@ static void check_invariants(void)
 
 /* ---- operations ---- */
 
-static int live(int h) { return h >= 0 && h < MAXH && R.h[h].live; }
+/* Live as the bare run sees it: what decides whether an op runs. */
+static int live(int h)
+{
+	return h >= 0 && h < MAXH && R.h[h].live && !R.h[h].bare_gone;
+}
 
 /* A new handle h from a duplicating call that returned fd. */
 static void dup_handle(int h, int src, int fd, int cloexec)
@@ -1274,8 +1283,15 @@ static void model_close_range(unsigned first, unsigned last, unsigned flags)
 	for (int i = 0; i < R.nh; i++) {
 		unsigned n = (unsigned)R.h[i].num;
 
-		if (!R.h[i].live || n < first || n > last || (R.ufd && R.h[i].hidden))
+		if (!R.h[i].live || n < first || n > last)
 			continue;
+		if (R.ufd && R.h[i].hidden) {
+			/* still open, but no op may use it: in the bare run
+			 * it is gone (or close-on-exec, which no op tells) */
+			if (!(flags & CLOSE_RANGE_CLOEXEC))
+				R.h[i].bare_gone = 1;
+			continue;
+		}
 		if (flags & CLOSE_RANGE_CLOEXEC)
 			R.h[i].cloexec = 1;
 		else
@@ -1339,6 +1355,7 @@ static void op_nonseq(const struct op *o)
 	dup_handle(hid(o->id, 0), o->h1, fd, !!(f & NONSEQFD_CLOEXEC));
 	R.h[hid(o->id, 0)].clofork = R.ufd && (f & NONSEQFD_CLOFORK);
 	R.h[hid(o->id, 0)].hidden = R.ufd && (f & NONSEQFD_HIDE);
+	R.h[hid(o->id, 0)].asked_hide = !!(f & NONSEQFD_HIDE);
 	if (f & NONSEQFD_CLOSE)
 		kill_handle(o->h1);
 }
