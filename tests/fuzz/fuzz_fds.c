@@ -121,6 +121,9 @@ enum family {
 	FAM_BASIC = 1, FAM_VIRTUAL = 2, FAM_BACKING = 4, FAM_RLIMIT = 8,
 	FAM_FORK = 16, FAM_EXEC = 32, FAM_CLOSERANGE = 64, FAM_HOSTILE = 128,
 	FAM_IO = 256, FAM_BADPTR = 512,
+	/* not a family of ops but a way to run them (--signals): off unless
+	 * asked, and not in families[] (it changes no list) */
+	FAM_SIGNALS = 1 << 20,
 };
 static const struct { const char *name; unsigned bit; } families[] = {
 	{ "basic", FAM_BASIC }, { "virtual", FAM_VIRTUAL },
@@ -1093,14 +1096,159 @@ static void check_closed(int backing)
 
 static unsigned run_fams;
 
+static void signals_hold(int hold);
+
 static void check_invariants(void)
 {
+	/* a check sees the process as the ops left it: no handler's
+	 * descriptors in the listing (see --signals) */
+	signals_hold(1);
 	for (int i = 0; i < R.nh; i++)
 		if (R.h[i].live)
 			check_handle(i);
 	check_contents();
 	check_listing();
 	check_closed(run_fams & FAM_BACKING);
+	signals_hold(0);
+}
+
+/* ---- --signals: a handler that makes and closes descriptors ----
+ *
+ * A POSIX timer (not inherited by fork, gone at exec) sends SIGURG (whose
+ * default is to ignore it, should one be pending at an exec) every 50 us
+ * during the ops; its handler opens /dev/null, makes a virtual copy of it
+ * (under ufd), dup3s it onto a spare number, close_ranges the spare band
+ * and closes everything again.  It leaves nothing behind, so the ops' logs
+ * stay the same with it, but it interrupts ufd anywhere: making or closing
+ * a backing descriptor, inside the table lock, between an exec's
+ * preparation and the exec.  It checks its own results: success, or the
+ * errors the kernel has there (EMFILE during a dip; EBADF for a number
+ * past the limit) and ufd's documented EBUSY (ufd(7), "Signals").  The
+ * spare band, SPARE_LO-SPARE_HI, is a number no op makes in the bare run
+ * (between the chosen band and the backing stand-ins).
+ */
+#define SPARE_LO  (C0 + NCHOSEN)
+#define SPARE_HI  (BK_BARE - 1)
+#define SIG_USEC  50
+
+static dev_t null_rdev;
+static volatile sig_atomic_t sig_failed, limit_changing;
+static char sig_why[200];
+static unsigned sig_runs;
+
+static void sig_note(const char *what, int r, int e)
+{
+	if (sig_failed)
+		return;
+	snprintf(sig_why, sizeof sig_why, "in the signal handler: %s gave %d (%s)",
+		 what, r, strerrorname_np(e) ? strerrorname_np(e) : "?");
+	sig_failed = 1;
+}
+
+static int sig_is_null(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == null_rdev;
+}
+
+/* ufd's EBUSY from a handler that interrupted it (ufd(7), "Signals"). */
+static int sig_busy(int e)
+{
+	return R.ufd && e == EBUSY;
+}
+
+static void on_timer(int sig)
+{
+	int saved = errno, fd, v, t, r, e;
+	struct rlimit rl;
+
+	(void)sig;
+	sig_runs++;
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EMFILE && !sig_busy(errno))
+			sig_note("open(\"/dev/null\")", fd, errno);
+		goto out;
+	}
+	if (!sig_is_null(fd))
+		sig_note("fstat of open's descriptor", fd, errno);
+	if (R.ufd) {
+		v = R.nonseqfd(fd, NONSEQFD_CLOEXEC);
+		if (v >= 0 && (!is_virtual_num(v) || !sig_is_null(v) || close(v) != 0))
+			sig_note("nonseqfd, then fstat and close of it", v, errno);
+		if (v < 0 && errno != EMFILE && !sig_busy(errno))
+			sig_note("nonseqfd", v, errno);
+	}
+	t = SPARE_LO + (int)(sig_runs % (SPARE_HI - SPARE_LO + 1));
+	r = dup3(fd, t, O_CLOEXEC);
+	e = errno;
+	if (r >= 0) {
+		if (r != t || !sig_is_null(t) || close(t) != 0)
+			sig_note("dup3 onto a spare number, then fstat and close", r, errno);
+	} else if (!sig_busy(e) &&
+		   !(e == EBADF && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		     (rlim_t)t >= rl.rlim_cur) &&
+		   /* ufd's setrlimit sets the kernel's limit, then its own
+		    * view (placement_set_nofile): a handler in between sees
+		    * the old limit and gets the new one's EBADF */
+		   !(R.ufd && e == EBADF && limit_changing)) {
+		sig_note("dup3 onto a spare number", r, e);
+	}
+	r = close_range(SPARE_LO, SPARE_HI, 0);
+	if (r != 0 && !sig_busy(errno))
+		sig_note("close_range over the spare band", r, errno);
+	if (close(fd) != 0)
+		sig_note("close of open's descriptor", -1, errno);
+out:
+	errno = saved;
+}
+
+static timer_t sig_timer;
+static int sig_on;
+
+static void signals_start(void)
+{
+	struct sigaction sa = { .sa_handler = on_timer, .sa_flags = SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGURG };
+	struct itimerspec it = { { 0, SIG_USEC * 1000 }, { 0, SIG_USEC * 1000 } };
+	struct stat st;
+
+	if (stat("/dev/null", &st) != 0)
+		violation("stat /dev/null: %s", strerror(errno));
+	null_rdev = st.st_rdev;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGURG, &sa, NULL) != 0 ||
+	    timer_create(CLOCK_MONOTONIC, &ev, &sig_timer) != 0 ||
+	    timer_settime(sig_timer, 0, &it, NULL) != 0)
+		violation("the timer of --signals: %s", strerror(errno));
+	sig_on = 1;
+}
+
+static void signals_stop(void)
+{
+	if (!sig_on)
+		return;
+	signals_hold(1);
+	timer_delete(sig_timer);
+	sig_on = 0;
+
+	signals_hold(0);
+	if (sig_failed)
+		violation("%s", sig_why);
+}
+
+static void signals_hold(int hold)
+{
+	sigset_t set;
+
+	if (!sig_on)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGURG);
+	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+	if (!hold && sig_failed)
+		violation("%s", sig_why);
 }
 
 /* ---- operations ---- */
@@ -1490,14 +1638,20 @@ static void op_exec(int spawn)
 	logf_("%s: child inherited what the model says\n", spawn ? "spawn" : "exec");
 }
 
+/* The soft limit to soft; limit_changing (--signals) says it is under
+ * way. */
 static int set_soft(int soft)
 {
 	struct rlimit rl;
+	int r;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return -errno;
 	rl.rlim_cur = (rlim_t)soft;
-	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+	limit_changing = 1;
+	r = setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+	limit_changing = 0;
+	return r;
 }
 
 static void op_rlimit(const struct op *o)
@@ -1962,12 +2116,15 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 	}
 	make_files();
 	n = ops_load(opsfile, ops);
+	if (run_fams & FAM_SIGNALS)
+		signals_start();
 	check_invariants();
 	for (int i = 0; i < n; i++) {
 		R.step = ops[i].id;
 		run_op(&ops[i]);
 		check_invariants();
 	}
+	signals_stop();
 	/* nothing left: close every handle; only the listing's own
 	 * descriptor may remain */
 	R.step = -1;
@@ -2247,7 +2404,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fuzz_fds [--seeds A-B] [--ops N] [--config bare,transparent,all|all-configs]\n"
-		"                [--without FAMILY,...] [--no-shrink] [-v]\n"
+		"                [--without FAMILY,...] [--signals] [--no-shrink] [--list] [-v]\n"
 		"families: basic virtual backing rlimit fork exec closerange hostile io badptr\n"
 		"LD_PRELOAD for ufd from --preload PATH or UFD_TEST_PRELOAD\n");
 	exit(2);
@@ -2257,8 +2414,8 @@ int main(int argc, char **argv)
 {
 	static struct op ops[MAXOPS];
 	unsigned long long first = 1, last = 20;
-	int nops = 80, cfgs = 1 << CFG_TRANSPARENT | 1 << CFG_ALL, doshrink = 1;
-	unsigned fams = ~0U;
+	int nops = 80, cfgs = 1 << CFG_TRANSPARENT | 1 << CFG_ALL, doshrink = 1, list = 0;
+	unsigned fams = ~0U & ~FAM_SIGNALS, signals = 0;
 	int nfail = 0;
 	time_t t0 = time(NULL);
 
@@ -2289,9 +2446,13 @@ int main(int argc, char **argv)
 			if (!cfgs)
 				usage();
 		} else if (!strcmp(argv[i], "--without") && i + 1 < argc) {
-			fams = parse_without(argv[++i]);
+			fams = parse_without(argv[++i]) & ~FAM_SIGNALS;
+		} else if (!strcmp(argv[i], "--signals")) {
+			signals = FAM_SIGNALS;
 		} else if (!strcmp(argv[i], "--preload") && i + 1 < argc) {
 			preload = argv[++i];
+		} else if (!strcmp(argv[i], "--list")) {
+			list = 1;
 		} else if (!strcmp(argv[i], "--no-shrink")) {
 			doshrink = 0;
 		} else if (!strcmp(argv[i], "-v")) {
@@ -2306,6 +2467,21 @@ int main(int argc, char **argv)
 	}
 	if (readlink("/proc/self/exe", self_path, sizeof self_path - 1) < 0)
 		return 2;
+	fams |= signals;
+	if (list) {
+		/* the lists alone, as C-like lines, one op id each */
+		for (unsigned long long seed = first; seed <= last; seed++) {
+			int n = generate(seed, nops, fams, ops);
+
+			printf("seed %llu:\n", seed);
+			for (int i = 0; i < n; i++) {
+				printf("  %d: ", ops[i].id);
+				op_print(stdout, &ops[i]);
+				printf("\n");
+			}
+		}
+		return 0;
+	}
 	for (unsigned long long seed = first; seed <= last; seed++) {
 		for (int cfg = 0; cfg < NCFG; cfg++) {
 			char why[WHY_SIZE];
@@ -2334,8 +2510,8 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	printf("fuzz_fds: seeds %llu-%llu, %d ops each, %s%s%s: %d failing, %lds\n",
-	       first, last, nops, cfgs & 1 << CFG_BARE ? "bare " : "",
+	printf("fuzz_fds: seeds %llu-%llu, %d ops each%s, %s%s%s: %d failing, %lds\n",
+	       first, last, nops, signals ? ", with signals" : "", cfgs & 1 << CFG_BARE ? "bare " : "",
 	       cfgs & 1 << CFG_TRANSPARENT ? "transparent " : "",
 	       cfgs & 1 << CFG_ALL ? "all" : "", nfail, (long)(time(NULL) - t0));
 	return nfail ? 1 : 0;
