@@ -10,6 +10,11 @@
  *                          ufd has raised the kernel's limit over a
  *                          backing descriptor there (placement_cover) and
  *                          the kernel finds nothing free below it (EMFILE)
+ *   rights_past_limit      a descriptor received with SCM_RIGHTS when every
+ *                          number under the application's soft limit is
+ *                          taken is not installed: MSG_CTRUNC, as the kernel
+ *                          does at its own limit (ufd holds the kernel's
+ *                          higher, with room for backing descriptors)
  *
  * A case whose bug is not fixed yet is listed in known_bugs with the
  * reason and left out (the run says so), unless UFD_TEST_KNOWN_BUGS is set
@@ -26,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "ufd.h"
@@ -80,6 +86,55 @@ START_TEST(dupfd_from_past_limit)
 }
 END_TEST
 
+/*
+ * Review of this round.  Once ufd has raised the kernel's limit (its first
+ * backing descriptor), the kernel's own limit is above the application's.
+ * Every call that makes a descriptor checks the new number against the
+ * application's (EMFILE past it), but recvmsg in transparent mode is a
+ * tail call: a descriptor received when the numbers below the application's
+ * limit are all taken lands past it.  The kernel alone installs none:
+ * MSG_CTRUNC, no SCM_RIGHTS header, msg_controllen 0 (scm_detach_fds).
+ */
+START_TEST(rights_past_limit)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], rbuf[CMSG_SPACE(sizeof(int))], b;
+	struct iovec io = { "x", 1 }, rio = { &b, 1 };
+	struct msghdr m = { .msg_iov = &io, .msg_iovlen = 1,
+			    .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+	struct msghdr rm = { .msg_iov = &rio, .msg_iovlen = 1,
+			     .msg_control = rbuf, .msg_controllen = sizeof rbuf };
+	struct cmsghdr *c;
+	int sv[2], v, fd, got;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	/* the first backing descriptor: ufd raises the kernel's limit */
+	v = dup2(0, FD_UNSEQ_ALLOC);
+	ck_assert_msg(is_vfd(v), "dup2(0, FD_UNSEQ_ALLOC): %d (%s)", v, strerror(errno));
+	set_soft(64);
+	while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		ck_assert_int_lt(fd, 64);
+	ck_assert_int_eq(errno, EMFILE);
+	memset(cbuf, 0, sizeof cbuf);
+	c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &(int){ 0 }, sizeof(int));
+	ck_assert_int_eq(sendmsg(sv[0], &m, 0), 1);
+	memset(rbuf, 0, sizeof rbuf);
+	ck_assert_int_eq(recvmsg(sv[1], &rm, MSG_CMSG_CLOEXEC), 1);
+	c = CMSG_FIRSTHDR(&rm);
+	got = -1;
+	if (c && c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN(sizeof(int)))
+		memcpy(&got, CMSG_DATA(c), sizeof(int));
+	ck_assert_msg((rm.msg_flags & MSG_CTRUNC) && got < 0 && rm.msg_controllen == 0,
+		      "recvmsg at a full table (soft limit 64): msg_flags %#x, "
+		      "msg_controllen %zu, received descriptor %d; the kernel's "
+		      "answer MSG_CTRUNC, 0, none", rm.msg_flags,
+		      (size_t)rm.msg_controllen, got);
+}
+END_TEST
+
 /* Cases not fixed yet: left out unless UFD_TEST_KNOWN_BUGS is set. */
 static const struct {
 	const TTest *test;
@@ -89,6 +144,10 @@ static const struct {
 	  "fcntl_common (src/shim_fd.c) turns the kernel's answer into EINVAL "
 	  "past the application's limit only when the call succeeded, not when "
 	  "it failed with EMFILE" },
+	{ &rights_past_limit_ttest,
+	  "recvmsg and recvmmsg (src/shim_msg.c) do not check received "
+	  "SCM_RIGHTS descriptors against the application's RLIMIT_NOFILE "
+	  "when ufd has raised the kernel's" },
 	{ NULL, NULL },
 };
 
@@ -119,6 +178,7 @@ int main(void)
 	load_api(1);
 	tcase_set_timeout(tc, 60);
 	add(tc, dupfd_from_past_limit);
+	add(tc, rights_past_limit);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
