@@ -15,6 +15,11 @@
  *                          taken is not installed: MSG_CTRUNC, as the kernel
  *                          does at its own limit (ufd holds the kernel's
  *                          higher, with room for backing descriptors)
+ *   fork_in_blocker        a child forked by a signal handler that
+ *                          interrupted close_range inside ufd: its first
+ *                          virtual descriptor makes no futex call, as in
+ *                          any child (ufd's count of blockers went below
+ *                          zero there, and every maker saw a blocker)
  *
  * A case whose bug is not fixed yet is listed in known_bugs with the
  * reason and left out (the run says so), unless UFD_TEST_KNOWN_BUGS is set
@@ -30,8 +35,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ufd.h"
@@ -135,6 +147,70 @@ START_TEST(rights_past_limit)
 }
 END_TEST
 
+/*
+ * Review of this round.  fork_child sets `making` (vfd_table.c) to zero:
+ * the other threads' makers and blockers are not in the child.  But a
+ * fork from a signal handler that interrupted this thread between
+ * block_makers and unblock_makers leaves that blocker in the child, and
+ * its unblock_makers took BLOCKER_ONE off zero: 0xffff0000, "65535
+ * blockers".  From then on every maker in the child sees a blocker (makes
+ * its backing descriptor inside the lock and wakes the futex for nobody);
+ * and a blocker's BLOCKER_ONE wraps the word to zero, so that while it
+ * runs, makers in other threads see none and make outside the lock: the
+ * race the word is there to close.
+ *
+ * Deterministic here: closing a pipe's write end sends SIGIO to the owner
+ * of its O_ASYNC read end, delivered as close_range returns, inside ufd's
+ * blocker section; the handler forks.  The child then makes a virtual
+ * descriptor under a seccomp filter that kills it at a futex call, which
+ * an uncontended maker never makes.
+ */
+static pid_t forked = -1;
+
+static void fork_on_sigio(int sig)
+{
+	(void)sig;
+	if (forked < 0)
+		forked = fork();
+}
+
+START_TEST(fork_in_blocker)
+{
+	struct sock_filter insns[] = {
+		/* only the number is looked at, on every architecture */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_futex, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+	struct sigaction sa = { .sa_handler = fork_on_sigio };
+	pid_t parent = getpid();
+	int p[2], st;
+
+	ck_assert_int_eq(sigaction(SIGIO, &sa, NULL), 0);
+	/* a virtual descriptor: close_range goes through ufd's table */
+	ck_assert(is_vfd(api_nonseqfd(0, 0)));
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_eq(fcntl(p[0], F_SETOWN, getpid()), 0);
+	ck_assert_int_eq(fcntl(p[0], F_SETFL, O_ASYNC), 0);
+	ck_assert_int_eq(close_range((unsigned)p[1], (unsigned)p[1], 0), 0);
+	if (getpid() != parent) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
+			_exit(3);
+		_exit(is_vfd(api_nonseqfd(0, 0)) ? 0 : 4);
+	}
+	ck_assert_msg(forked > 0, "no SIGIO, or fork failed");
+	ck_assert_int_eq(waitpid(forked, &st, 0), forked);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the child of a fork from a handler inside close_range: %s %d "
+		      "(SIGSYS: a futex call making a virtual descriptor)",
+		      WIFSIGNALED(st) ? "killed by signal" : "exit status",
+		      WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+}
+END_TEST
+
 /* Cases not fixed yet: left out unless UFD_TEST_KNOWN_BUGS is set. */
 static const struct {
 	const TTest *test;
@@ -148,6 +224,10 @@ static const struct {
 	  "recvmsg and recvmmsg (src/shim_msg.c) do not check received "
 	  "SCM_RIGHTS descriptors against the application's RLIMIT_NOFILE "
 	  "when ufd has raised the kernel's" },
+	{ &fork_in_blocker_ttest,
+	  "unblock_makers (src/vfd_table.c) takes BLOCKER_ONE off a count "
+	  "that fork_child set to zero: the word underflows in a child forked "
+	  "by a signal handler inside close_range, dup2, close or setrlimit" },
 	{ NULL, NULL },
 };
 
@@ -179,6 +259,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	add(tc, dupfd_from_past_limit);
 	add(tc, rights_past_limit);
+	add(tc, fork_in_blocker);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
