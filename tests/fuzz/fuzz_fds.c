@@ -1158,6 +1158,38 @@ static int sig_busy(int e)
 	return R.ufd && e == EBUSY;
 }
 
+/* Every SIG_FORK_EVERY-th handler forks: the child, still in the
+ * handler, makes and closes a descriptor (a virtual one under ufd) and
+ * exits; it must neither fail nor hang (ufd's fork handlers from a signal
+ * handler that interrupted ufd; see "fork_in_blocker" in
+ * tests/test_fuzz_found.c). */
+#define SIG_FORK_EVERY 16
+
+static void sig_fork(void)
+{
+	pid_t pid = fork();
+	int st, fd, ok;
+
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		ok = fd >= 0 ? sig_is_null(fd) && close(fd) == 0
+			     : errno == EMFILE || sig_busy(errno);
+		if (ok && R.ufd) {
+			fd = R.nonseqfd(0, 0);
+			ok = fd >= 0 ? close(fd) == 0
+				     : errno == EMFILE || errno == EBADF || sig_busy(errno);
+		}
+		_exit(ok ? 0 : 1);
+	}
+	if (pid < 0) {
+		if (errno != EAGAIN)
+			sig_note("fork", -1, errno);
+		return;
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		sig_note("a fork child's open, nonseqfd and close", -1, 0);
+}
+
 static void on_timer(int sig)
 {
 	int saved = errno, fd, v, t, r, e;
@@ -1200,6 +1232,10 @@ static void on_timer(int sig)
 		sig_note("close_range over the spare band", r, errno);
 	if (close(fd) != 0)
 		sig_note("close of open's descriptor", -1, errno);
+	/* not under ASan, whose fork takes its allocator's lock: a
+	 * handler that interrupted a malloc would wait for itself */
+	if (!ASAN_BUILD && sig_runs % SIG_FORK_EVERY == 0)
+		sig_fork();
 out:
 	errno = saved;
 }
@@ -2116,8 +2152,12 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 	}
 	make_files();
 	n = ops_load(opsfile, ops);
-	if (run_fams & FAM_SIGNALS)
+	if (run_fams & FAM_SIGNALS) {
+		/* a hang (a deadlock in ufd under a handler) ends the run:
+		 * SIGALRM's default, reported as how the run died */
+		alarm(300);
 		signals_start();
+	}
 	check_invariants();
 	for (int i = 0; i < n; i++) {
 		R.step = ops[i].id;
