@@ -62,9 +62,16 @@ static const char *const kinds[] = {
 };
 #define NKINDS (int)(sizeof(kinds) / sizeof(kinds[0]))
 /* The good kinds, run again without process_vm_readv (cases from
- * NCALLS * NKINDS on: call, then one of these). */
+ * NCALLS * NKINDS on: call, then one of these).  Not in an ASan build:
+ * reading directly, ufd's reads of a path (shim_path.c) and of the
+ * environment take whole pieces of a page, past the string's end but not
+ * its page's, which harms nothing but ASan reports. */
 static const int good_kinds[] = { 0, 7, 9 };
+#if defined(__SANITIZE_ADDRESS__)
+#define NGOOD 0
+#else
 #define NGOOD (int)(sizeof(good_kinds) / sizeof(good_kinds[0]))
+#endif
 
 /* The environment of the given kind; static storage, built once. */
 static char **make_env(int kind)
@@ -123,9 +130,8 @@ static char **make_env(int kind)
 		return entries;
 	case 9:
 		/* Good: the NULL is the page's last pointer. */
-		tail = (char **)(m + page) - 2;
-		tail[0] = "A=1";
-		tail[1] = NULL;
+		tail = (char **)(m + page) - (n + 1);
+		memcpy(tail, good, (size_t)(n + 1) * sizeof(*tail));
 		return tail;
 	case 6:
 		/* Two good entries at the very end of the page, no NULL. */
@@ -168,8 +174,8 @@ static int run_case(int c)
 
 	if (novm) {
 		c -= NCALLS * NKINDS;
-		call = c / NGOOD;
-		kind = good_kinds[c % NGOOD];
+		call = c / (int)(sizeof(good_kinds) / sizeof(good_kinds[0]));
+		kind = good_kinds[c % (int)(sizeof(good_kinds) / sizeof(good_kinds[0]))];
 		refuse_vm_calls();
 	} else {
 		call = c / NKINDS;
@@ -277,6 +283,9 @@ int main(int argc, char **argv)
 			printf("ok: status %#x, %s", sb, bare);
 		}
 	}
+	if (!NGOOD)
+		printf("skipped: the cases without process_vm_readv, in an ASan build "
+		       "(see good_kinds)\n");
 	printf("%d of %d cases differ\n", failed, NCALLS * (NKINDS + NGOOD));
 	return failed ? 1 : 0;
 }
