@@ -131,13 +131,34 @@ static int head_kind(const char *head, size_t n)
 	return ENV_OTHER;
 }
 
+/*
+ * Bytes from p to the end of its 4 KiB page.  Reads of the caller's memory
+ * stop there first, and go on only if what they look for is not in it:
+ * where process_vm_readv is refused (a seccomp filter), ufd_sys_read_self
+ * copies directly, and a read past the end of the array or the string
+ * the kernel reads could run into an unmapped page and fault.
+ */
+static size_t to_page_end(const void *p)
+{
+	return 4096 - ((uintptr_t)p & 4095);
+}
+
 /* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
- * its first bytes; -EFAULT if they cannot be read up to its end. */
+ * its first bytes, not past its NUL's page; -EFAULT if they cannot be read
+ * up to its end. */
 static int env_kind(const char *e)
 {
 	char head[ENV_HEAD];
-	long n = ufd_sys_read_self(head, e, sizeof(head));
+	size_t first = to_page_end(e);
+	long n, more;
 
+	if (first > sizeof(head))
+		first = sizeof(head);
+	n = ufd_sys_read_self(head, e, first);
+	if (n == (long)first && first < sizeof(head) && !memchr(head, '\0', first)) {
+		more = ufd_sys_read_self(head + first, e + first, sizeof(head) - first);
+		n += more > 0 ? more : 0;
+	}
 	return n < 0 ? (int)n : head_kind(head, (size_t)n);
 }
 
@@ -197,9 +218,16 @@ static int env_kinds(struct env_batch *b)
  * where the array or an entry's first bytes cannot be read. */
 static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 {
-	long got = ufd_sys_read_self(b->e, &envp[from], sizeof(b->e));
-	size_t have;
+	/* Up to the page's end, where the NULL may be the last pointer;
+	 * a pointer that straddles it is read whole, as the kernel does. */
+	size_t ask = to_page_end(&envp[from]), have;
+	long got;
 
+	if (ask > sizeof(b->e))
+		ask = sizeof(b->e);
+	if (ask < sizeof(b->e[0]))
+		ask = sizeof(b->e[0]);
+	got = ufd_sys_read_self(b->e, &envp[from], ask);
 	if (got < 0)
 		return -EFAULT;
 	have = (size_t)got / sizeof(b->e[0]);
@@ -207,7 +235,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 		;
 	b->last = b->n < have;
 	/* Stopped short, without the NULL: unreadable memory. */
-	if (!b->last && have < ENV_BATCH)
+	if (!b->last && (size_t)got < ask)
 		return -EFAULT;
 	return env_kinds(b);
 }
@@ -219,15 +247,19 @@ static long env_strlen(const char *s)
 	size_t len = 0;
 
 	for (;;) {
-		long n = ufd_sys_read_self(chunk, s + len, sizeof(chunk));
+		size_t ask = to_page_end(s + len);
+		long n;
 		char *nul;
 
+		if (ask > sizeof(chunk))
+			ask = sizeof(chunk);
+		n = ufd_sys_read_self(chunk, s + len, ask);
 		if (n < 0)
 			return n;
 		nul = memchr(chunk, '\0', (size_t)n);
 		if (nul)
 			return (long)(len + (size_t)(nul - chunk));
-		if ((size_t)n < sizeof(chunk))
+		if ((size_t)n < ask)
 			return -EFAULT;
 		len += (size_t)n;
 	}

@@ -7,9 +7,15 @@
  * entry in the first page, the array or an entry in a PROT_NONE page, a
  * string that runs on into a PROT_NONE page, an array whose terminating
  * NULL would be in one, a bad entry after the first 64; and, to show that
- * the harness works, good ones (one a short string that ends just before
- * a PROT_NONE page).
+ * the harness works, good ones (a short string that ends just before a
+ * PROT_NONE page, an array that does).
  * The kernel answers EFAULT (posix_spawn returns it); ufd used to crash.
+ *
+ * The good ones again where a seccomp filter refuses process_vm_readv and
+ * process_vm_writev (EPERM, as some sandboxes do): ufd then reads the
+ * caller's memory directly, and must read no further than the kernel
+ * does.  It read 64 pointers of the array at once and the first 13 bytes
+ * of an entry, past the ends of both, and died of SIGSEGV.
  *
  * This program is neither linked against ufd nor preloaded: for each case
  * it runs itself ("case N") once bare and once under LD_PRELOAD (from
@@ -22,11 +28,15 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <spawn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -48,9 +58,20 @@ static const char *const kinds[] = {
 	"good",		   "array in page 0",	"entry in page 0",
 	"array PROT_NONE", "entry PROT_NONE",	"string into PROT_NONE",
 	"array into PROT_NONE", "short entry up to PROT_NONE",
-	"entry 70 of 80 PROT_NONE",
+	"entry 70 of 80 PROT_NONE", "array up to PROT_NONE",
 };
 #define NKINDS (int)(sizeof(kinds) / sizeof(kinds[0]))
+/* The good kinds, run again without process_vm_readv (cases from
+ * NCALLS * NKINDS on: call, then one of these).  Not in an ASan build:
+ * reading directly, ufd's reads of a path (shim_path.c) and of the
+ * environment take whole pieces of a page, past the string's end but not
+ * its page's, which harms nothing but ASan reports. */
+static const int good_kinds[] = { 0, 7, 9 };
+#if defined(__SANITIZE_ADDRESS__)
+#define NGOOD 0
+#else
+#define NGOOD (int)(sizeof(good_kinds) / sizeof(good_kinds[0]))
+#endif
 
 /* The environment of the given kind; static storage, built once. */
 static char **make_env(int kind)
@@ -107,6 +128,11 @@ static char **make_env(int kind)
 			entries[n + i] = i == 69 ? m + page : "A=1";
 		entries[n + 80] = NULL;
 		return entries;
+	case 9:
+		/* Good: the NULL is the page's last pointer. */
+		tail = (char **)(m + page) - (n + 1);
+		memcpy(tail, good, (size_t)(n + 1) * sizeof(*tail));
+		return tail;
 	case 6:
 		/* Two good entries at the very end of the page, no NULL. */
 		tail = (char **)(m + page) - 2;
@@ -117,15 +143,45 @@ static char **make_env(int kind)
 	return entries;
 }
 
+/* Refuse process_vm_readv and process_vm_writev with EPERM from now on. */
+static void refuse_vm_calls(void)
+{
+	struct sock_filter insns[] = {
+		/* only the number is looked at, on every architecture */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_writev, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) {
+		perror("seccomp");
+		exit(2);
+	}
+}
+
 static int run_case(int c)
 {
-	int call = c / NKINDS, kind = c % NKINDS, vfd = -1, backing = -1, r, e;
+	int call, kind, vfd = -1, backing = -1, r, e, novm = c >= NCALLS * NKINDS;
 	int (*backing_fd)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
 	char *argv[] = { "true", NULL };
-	char **env = make_env(kind), **saved = environ;
+	char **env, **saved = environ;
 	long ret = 0;
 	pid_t pid;
 
+	if (novm) {
+		c -= NCALLS * NKINDS;
+		call = c / (int)(sizeof(good_kinds) / sizeof(good_kinds[0]));
+		kind = good_kinds[c % (int)(sizeof(good_kinds) / sizeof(good_kinds[0]))];
+		refuse_vm_calls();
+	} else {
+		call = c / NKINDS;
+		kind = c % NKINDS;
+	}
+	env = make_env(kind);
 	if (backing_fd) {
 		int fd = open("/dev/null", O_RDONLY);
 
@@ -133,7 +189,8 @@ static int run_case(int c)
 		close(fd);
 		backing = backing_fd(vfd);
 	}
-	printf("%s, %s: ", calls[call], kinds[kind]);
+	printf("%s, %s%s: ", calls[call], kinds[kind],
+	       novm ? ", no process_vm_readv" : "");
 	fflush(stdout);
 	errno = 0;
 	if (call >= FIRST_ENVIRON)
@@ -212,7 +269,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", preload);
-	for (int c = 0; c < NCALLS * NKINDS; c++) {
+	for (int c = 0; c < NCALLS * (NKINDS + NGOOD); c++) {
 		char bare[512], under[512];
 		int sb = run("/proc/self/exe", c, bare_env, bare, sizeof(bare));
 		int su = run("/proc/self/exe", c, ufd_env, under, sizeof(under));
@@ -226,6 +283,9 @@ int main(int argc, char **argv)
 			printf("ok: status %#x, %s", sb, bare);
 		}
 	}
-	printf("%d of %d cases differ\n", failed, NCALLS * NKINDS);
+	if (!NGOOD)
+		printf("skipped: the cases without process_vm_readv, in an ASan build "
+		       "(see good_kinds)\n");
+	printf("%d of %d cases differ\n", failed, NCALLS * (NKINDS + NGOOD));
 	return failed ? 1 : 0;
 }

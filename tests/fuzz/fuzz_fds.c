@@ -121,6 +121,9 @@ enum family {
 	FAM_BASIC = 1, FAM_VIRTUAL = 2, FAM_BACKING = 4, FAM_RLIMIT = 8,
 	FAM_FORK = 16, FAM_EXEC = 32, FAM_CLOSERANGE = 64, FAM_HOSTILE = 128,
 	FAM_IO = 256, FAM_BADPTR = 512,
+	/* not a family of ops but a way to run them (--signals): off unless
+	 * asked, and not in families[] (it changes no list) */
+	FAM_SIGNALS = 1 << 20,
 };
 static const struct { const char *name; unsigned bit; } families[] = {
 	{ "basic", FAM_BASIC }, { "virtual", FAM_VIRTUAL },
@@ -705,6 +708,8 @@ struct content {
 struct handle {
 	int live, num, obj;
 	int cloexec, clofork, hidden;
+	int asked_hide;		/* made by nonseqfd with NONSEQFD_HIDE, in any config */
+	int bare_gone;		/* hidden, and closed in the bare run by a range */
 	int last;		/* its number when it was closed, -1 if never open */
 };
 
@@ -802,12 +807,15 @@ static int lowest_free(int from)
 			return n;
 }
 
+/* The live handles, less those nonseqfd made with NONSEQFD_HIDE: under
+ * ufd those outlive a close_range that closes them in the bare run (see
+ * model_close_range), so counting them would make the runs disagree. */
 static int nlive_seq(void)
 {
 	int n = 0;
 
 	for (int i = 3; i < R.nh; i++)
-		n += R.h[i].live;
+		n += R.h[i].live && !R.h[i].asked_hide;
 	return n;
 }
 
@@ -838,7 +846,7 @@ static void set_handle(int h, int num, int obj, int cloexec)
 	x->num = num;
 	x->obj = obj;
 	x->cloexec = cloexec;
-	x->clofork = x->hidden = 0;
+	x->clofork = x->hidden = x->asked_hide = x->bare_gone = 0;
 }
 
 static void kill_handle(int h)
@@ -1088,19 +1096,204 @@ static void check_closed(int backing)
 
 static unsigned run_fams;
 
+static void signals_hold(int hold);
+
 static void check_invariants(void)
 {
+	/* a check sees the process as the ops left it: no handler's
+	 * descriptors in the listing (see --signals) */
+	signals_hold(1);
 	for (int i = 0; i < R.nh; i++)
 		if (R.h[i].live)
 			check_handle(i);
 	check_contents();
 	check_listing();
 	check_closed(run_fams & FAM_BACKING);
+	signals_hold(0);
+}
+
+/* ---- --signals: a handler that makes and closes descriptors ----
+ *
+ * A POSIX timer (not inherited by fork, gone at exec) sends SIGURG (whose
+ * default is to ignore it, should one be pending at an exec) every 50 us
+ * during the ops; its handler opens /dev/null, makes a virtual copy of it
+ * (under ufd), dup3s it onto a spare number, close_ranges the spare band
+ * and closes everything again.  It leaves nothing behind, so the ops' logs
+ * stay the same with it, but it interrupts ufd anywhere: making or closing
+ * a backing descriptor, inside the table lock, between an exec's
+ * preparation and the exec.  It checks its own results: success, or the
+ * errors the kernel has there (EMFILE during a dip; EBADF for a number
+ * past the limit) and ufd's documented EBUSY (ufd(7), "Signals").  The
+ * spare band, SPARE_LO-SPARE_HI, is a number no op makes in the bare run
+ * (between the chosen band and the backing stand-ins).
+ */
+#define SPARE_LO  (C0 + NCHOSEN)
+#define SPARE_HI  (BK_BARE - 1)
+#define SIG_USEC  50
+
+static dev_t null_rdev;
+static volatile sig_atomic_t sig_failed, limit_changing;
+static char sig_why[200];
+static unsigned sig_runs;
+
+static void sig_note(const char *what, int r, int e)
+{
+	if (sig_failed)
+		return;
+	snprintf(sig_why, sizeof sig_why, "in the signal handler: %s gave %d (%s)",
+		 what, r, strerrorname_np(e) ? strerrorname_np(e) : "?");
+	sig_failed = 1;
+}
+
+static int sig_is_null(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == null_rdev;
+}
+
+/* ufd's EBUSY from a handler that interrupted it (ufd(7), "Signals"). */
+static int sig_busy(int e)
+{
+	return R.ufd && e == EBUSY;
+}
+
+/* Every SIG_FORK_EVERY-th handler forks: the child, still in the
+ * handler, makes and closes a descriptor (a virtual one under ufd) and
+ * exits; it must neither fail nor hang (ufd's fork handlers from a signal
+ * handler that interrupted ufd; see "fork_in_blocker" in
+ * tests/test_fuzz_found.c). */
+#define SIG_FORK_EVERY 16
+
+static void sig_fork(void)
+{
+	pid_t pid = fork();
+	int st, fd, ok;
+
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		ok = fd >= 0 ? sig_is_null(fd) && close(fd) == 0
+			     : errno == EMFILE || sig_busy(errno);
+		if (ok && R.ufd) {
+			fd = R.nonseqfd(0, 0);
+			ok = fd >= 0 ? close(fd) == 0
+				     : errno == EMFILE || errno == EBADF || sig_busy(errno);
+		}
+		_exit(ok ? 0 : 1);
+	}
+	if (pid < 0) {
+		if (errno != EAGAIN)
+			sig_note("fork", -1, errno);
+		return;
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		sig_note("a fork child's open, nonseqfd and close", -1, 0);
+}
+
+static void on_timer(int sig)
+{
+	int saved = errno, fd, v, t, r, e;
+	struct rlimit rl;
+
+	(void)sig;
+	sig_runs++;
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EMFILE && !sig_busy(errno))
+			sig_note("open(\"/dev/null\")", fd, errno);
+		goto out;
+	}
+	if (!sig_is_null(fd))
+		sig_note("fstat of open's descriptor", fd, errno);
+	if (R.ufd) {
+		v = R.nonseqfd(fd, NONSEQFD_CLOEXEC);
+		if (v >= 0 && (!is_virtual_num(v) || !sig_is_null(v) || close(v) != 0))
+			sig_note("nonseqfd, then fstat and close of it", v, errno);
+		if (v < 0 && errno != EMFILE && !sig_busy(errno))
+			sig_note("nonseqfd", v, errno);
+	}
+	t = SPARE_LO + (int)(sig_runs % (SPARE_HI - SPARE_LO + 1));
+	r = dup3(fd, t, O_CLOEXEC);
+	e = errno;
+	if (r >= 0) {
+		if (r != t || !sig_is_null(t) || close(t) != 0)
+			sig_note("dup3 onto a spare number, then fstat and close", r, errno);
+	} else if (!sig_busy(e) &&
+		   !(e == EBADF && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		     (rlim_t)t >= rl.rlim_cur) &&
+		   /* ufd's setrlimit sets the kernel's limit, then its own
+		    * view (placement_set_nofile): a handler in between sees
+		    * the old limit and gets the new one's EBADF */
+		   !(R.ufd && e == EBADF && limit_changing)) {
+		sig_note("dup3 onto a spare number", r, e);
+	}
+	r = close_range(SPARE_LO, SPARE_HI, 0);
+	if (r != 0 && !sig_busy(errno))
+		sig_note("close_range over the spare band", r, errno);
+	if (close(fd) != 0)
+		sig_note("close of open's descriptor", -1, errno);
+	/* not under ASan, whose fork takes its allocator's lock: a
+	 * handler that interrupted a malloc would wait for itself */
+	if (!ASAN_BUILD && sig_runs % SIG_FORK_EVERY == 0)
+		sig_fork();
+out:
+	errno = saved;
+}
+
+static timer_t sig_timer;
+static int sig_on;
+
+static void signals_start(void)
+{
+	struct sigaction sa = { .sa_handler = on_timer, .sa_flags = SA_RESTART };
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGURG };
+	struct itimerspec it = { { 0, SIG_USEC * 1000 }, { 0, SIG_USEC * 1000 } };
+	struct stat st;
+
+	if (stat("/dev/null", &st) != 0)
+		violation("stat /dev/null: %s", strerror(errno));
+	null_rdev = st.st_rdev;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGURG, &sa, NULL) != 0 ||
+	    timer_create(CLOCK_MONOTONIC, &ev, &sig_timer) != 0 ||
+	    timer_settime(sig_timer, 0, &it, NULL) != 0)
+		violation("the timer of --signals: %s", strerror(errno));
+	sig_on = 1;
+}
+
+static void signals_stop(void)
+{
+	if (!sig_on)
+		return;
+	signals_hold(1);
+	timer_delete(sig_timer);
+	sig_on = 0;
+
+	signals_hold(0);
+	if (sig_failed)
+		violation("%s", sig_why);
+}
+
+static void signals_hold(int hold)
+{
+	sigset_t set;
+
+	if (!sig_on)
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, SIGURG);
+	sigprocmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+	if (!hold && sig_failed)
+		violation("%s", sig_why);
 }
 
 /* ---- operations ---- */
 
-static int live(int h) { return h >= 0 && h < MAXH && R.h[h].live; }
+/* Live as the bare run sees it: what decides whether an op runs. */
+static int live(int h)
+{
+	return h >= 0 && h < MAXH && R.h[h].live && !R.h[h].bare_gone;
+}
 
 /* A new handle h from a duplicating call that returned fd. */
 static void dup_handle(int h, int src, int fd, int cloexec)
@@ -1274,8 +1467,15 @@ static void model_close_range(unsigned first, unsigned last, unsigned flags)
 	for (int i = 0; i < R.nh; i++) {
 		unsigned n = (unsigned)R.h[i].num;
 
-		if (!R.h[i].live || n < first || n > last || (R.ufd && R.h[i].hidden))
+		if (!R.h[i].live || n < first || n > last)
 			continue;
+		if (R.ufd && R.h[i].hidden) {
+			/* still open, but no op may use it: in the bare run
+			 * it is gone (or close-on-exec, which no op tells) */
+			if (!(flags & CLOSE_RANGE_CLOEXEC))
+				R.h[i].bare_gone = 1;
+			continue;
+		}
 		if (flags & CLOSE_RANGE_CLOEXEC)
 			R.h[i].cloexec = 1;
 		else
@@ -1339,6 +1539,7 @@ static void op_nonseq(const struct op *o)
 	dup_handle(hid(o->id, 0), o->h1, fd, !!(f & NONSEQFD_CLOEXEC));
 	R.h[hid(o->id, 0)].clofork = R.ufd && (f & NONSEQFD_CLOFORK);
 	R.h[hid(o->id, 0)].hidden = R.ufd && (f & NONSEQFD_HIDE);
+	R.h[hid(o->id, 0)].asked_hide = !!(f & NONSEQFD_HIDE);
 	if (f & NONSEQFD_CLOSE)
 		kill_handle(o->h1);
 }
@@ -1473,14 +1674,20 @@ static void op_exec(int spawn)
 	logf_("%s: child inherited what the model says\n", spawn ? "spawn" : "exec");
 }
 
+/* The soft limit to soft; limit_changing (--signals) says it is under
+ * way. */
 static int set_soft(int soft)
 {
 	struct rlimit rl;
+	int r;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return -errno;
 	rl.rlim_cur = (rlim_t)soft;
-	return setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+	limit_changing = 1;
+	r = setrlimit(RLIMIT_NOFILE, &rl) ? -errno : 0;
+	limit_changing = 0;
+	return r;
 }
 
 static void op_rlimit(const struct op *o)
@@ -1945,12 +2152,19 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 	}
 	make_files();
 	n = ops_load(opsfile, ops);
+	if (run_fams & FAM_SIGNALS) {
+		/* a hang (a deadlock in ufd under a handler) ends the run:
+		 * SIGALRM's default, reported as how the run died */
+		alarm(300);
+		signals_start();
+	}
 	check_invariants();
 	for (int i = 0; i < n; i++) {
 		R.step = ops[i].id;
 		run_op(&ops[i]);
 		check_invariants();
 	}
+	signals_stop();
 	/* nothing left: close every handle; only the listing's own
 	 * descriptor may remain */
 	R.step = -1;
@@ -2230,7 +2444,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fuzz_fds [--seeds A-B] [--ops N] [--config bare,transparent,all|all-configs]\n"
-		"                [--without FAMILY,...] [--no-shrink] [-v]\n"
+		"                [--without FAMILY,...] [--signals] [--no-shrink] [--list] [-v]\n"
 		"families: basic virtual backing rlimit fork exec closerange hostile io badptr\n"
 		"LD_PRELOAD for ufd from --preload PATH or UFD_TEST_PRELOAD\n");
 	exit(2);
@@ -2240,8 +2454,8 @@ int main(int argc, char **argv)
 {
 	static struct op ops[MAXOPS];
 	unsigned long long first = 1, last = 20;
-	int nops = 80, cfgs = 1 << CFG_TRANSPARENT | 1 << CFG_ALL, doshrink = 1;
-	unsigned fams = ~0U;
+	int nops = 80, cfgs = 1 << CFG_TRANSPARENT | 1 << CFG_ALL, doshrink = 1, list = 0;
+	unsigned fams = ~0U & ~FAM_SIGNALS, signals = 0;
 	int nfail = 0;
 	time_t t0 = time(NULL);
 
@@ -2272,9 +2486,13 @@ int main(int argc, char **argv)
 			if (!cfgs)
 				usage();
 		} else if (!strcmp(argv[i], "--without") && i + 1 < argc) {
-			fams = parse_without(argv[++i]);
+			fams = parse_without(argv[++i]) & ~FAM_SIGNALS;
+		} else if (!strcmp(argv[i], "--signals")) {
+			signals = FAM_SIGNALS;
 		} else if (!strcmp(argv[i], "--preload") && i + 1 < argc) {
 			preload = argv[++i];
+		} else if (!strcmp(argv[i], "--list")) {
+			list = 1;
 		} else if (!strcmp(argv[i], "--no-shrink")) {
 			doshrink = 0;
 		} else if (!strcmp(argv[i], "-v")) {
@@ -2289,6 +2507,21 @@ int main(int argc, char **argv)
 	}
 	if (readlink("/proc/self/exe", self_path, sizeof self_path - 1) < 0)
 		return 2;
+	fams |= signals;
+	if (list) {
+		/* the lists alone, as C-like lines, one op id each */
+		for (unsigned long long seed = first; seed <= last; seed++) {
+			int n = generate(seed, nops, fams, ops);
+
+			printf("seed %llu:\n", seed);
+			for (int i = 0; i < n; i++) {
+				printf("  %d: ", ops[i].id);
+				op_print(stdout, &ops[i]);
+				printf("\n");
+			}
+		}
+		return 0;
+	}
 	for (unsigned long long seed = first; seed <= last; seed++) {
 		for (int cfg = 0; cfg < NCFG; cfg++) {
 			char why[WHY_SIZE];
@@ -2317,8 +2550,8 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	printf("fuzz_fds: seeds %llu-%llu, %d ops each, %s%s%s: %d failing, %lds\n",
-	       first, last, nops, cfgs & 1 << CFG_BARE ? "bare " : "",
+	printf("fuzz_fds: seeds %llu-%llu, %d ops each%s, %s%s%s: %d failing, %lds\n",
+	       first, last, nops, signals ? ", with signals" : "", cfgs & 1 << CFG_BARE ? "bare " : "",
 	       cfgs & 1 << CFG_TRANSPARENT ? "transparent " : "",
 	       cfgs & 1 << CFG_ALL ? "all" : "", nfail, (long)(time(NULL) - t0));
 	return nfail ? 1 : 0;
