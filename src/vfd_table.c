@@ -438,12 +438,22 @@ static void drain_pending(void)
 				drop_entry((uint32_t)slot);
 }
 
+/* The slot this thread's create_exact is replacing in place, or
+ * UINT32_MAX; and the backing descriptor a signal handler's close of it
+ * left to create_exact to close (-1 if none): replace_in_place's dup3 onto
+ * it would make it again after the handler closed it, and nobody would
+ * close that one. */
+static __thread uint32_t replacing TLS_IE = UINT32_MAX;
+static __thread int replacing_left TLS_IE = -1;
+
 /*
  * Close (or forget) slot idx from a signal handler that interrupted this
  * thread inside the lock: mark it closed with one atomic step, so that
- * lookups see it closed at once, close its backing descriptor if asked,
- * and leave freeing the slot to the interrupted holder, through pending[]
- * or, when that is full, a sweep of the whole map.
+ * lookups see it closed at once, close its backing descriptor if asked
+ * (unless the interrupted holder is replacing it in place: then that
+ * holder closes it, after its dup3), and leave freeing the slot to the
+ * interrupted holder, through pending[] or, when that is full, a sweep of
+ * the whole map.
  */
 __attribute__((noinline)) static int release_deferred(uint32_t idx,
 							 int close_backing)
@@ -461,7 +471,13 @@ __attribute__((noinline)) static int release_deferred(uint32_t idx,
 	}
 	/* The holder's unlock, which this handler interrupted, drains. */
 	__atomic_fetch_or(&table_lock, LOCK_PENDING, __ATOMIC_SEQ_CST);
-	return close_backing ? ufd_sys_close(vfd_backing_of(v)) : vfd_backing_of(v);
+	if (!close_backing)
+		return vfd_backing_of(v);
+	if (__atomic_load_n(&replacing, __ATOMIC_RELAXED) == idx) {
+		__atomic_store_n(&replacing_left, vfd_backing_of(v), __ATOMIC_RELAXED);
+		return 0;
+	}
+	return ufd_sys_close(vfd_backing_of(v));
 }
 
 /* ---- virtual descriptors ---- */
@@ -506,11 +522,19 @@ static int replace_in_place(uint32_t idx, uint32_t cur, int real_fd, uint32_t fl
 __attribute__((noinline)) static int create_exact(uint32_t at_idx, int real_fd,
 						  uint32_t flags)
 {
-	uint32_t cur = fdmap_get(&vfd_map, at_idx);
-	int err;
+	uint32_t cur;
+	int err, left;
 
+	__atomic_store_n(&replacing, at_idx, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cur = fdmap_get(&vfd_map, at_idx);
+	err = cur & VFD_BUSY ? replace_in_place(at_idx, cur, real_fd, flags) : 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&replacing, UINT32_MAX, __ATOMIC_RELAXED);
+	left = __atomic_exchange_n(&replacing_left, -1, __ATOMIC_RELAXED);
+	if (left >= 0) /* a handler closed it: the close stands */
+		ufd_sys_close(left);
 	if (cur & VFD_BUSY) {
-		err = replace_in_place(at_idx, cur, real_fd, flags);
 		if (err < 0)
 			return err;
 		UFD_LOG("new %u: replaced the open one in place%s%s",

@@ -291,14 +291,6 @@ static const struct {
 	  "recvmsg and recvmmsg (src/shim_msg.c) do not check received "
 	  "SCM_RIGHTS descriptors against the application's RLIMIT_NOFILE "
 	  "when ufd has raised the kernel's" },
-	{ &fork_in_blocker_ttest,
-	  "unblock_makers (src/vfd_table.c) takes BLOCKER_ONE off a count "
-	  "that fork_child set to zero: the word underflows in a child forked "
-	  "by a signal handler inside close_range, dup2, close or setrlimit" },
-	{ &close_in_dup2_onto_ttest,
-	  "replace_in_place (src/vfd_table.c) makes the backing descriptor "
-	  "again with its dup3 after a signal handler of its thread closed the "
-	  "virtual descriptor, and nobody closes it" },
 	{ NULL, NULL },
 };
 
