@@ -83,9 +83,52 @@ __attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssi
 	return r;
 }
 
-/* recvmsg under UFD_CLOEXEC or a mode (newfd_work), out of line: the
- * received descriptors are new ones in mode all and random.  Only msg is
- * kept across the call, for a small frame. */
+/*
+ * The kernel's limit is above the application's (placement.h): received
+ * descriptors past the application's limit are closed, and the message
+ * truncated as the kernel truncates it at its own limit (scm_detach_fds):
+ * the SCM_RIGHTS header keeps those installed before, or goes when none
+ * was, and MSG_CTRUNC.  SCM_RIGHTS is the last header the kernel writes.
+ */
+static void rights_within_limit(struct msghdr *msg)
+{
+	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+	char *start = msg->msg_control, *end = start + msg->msg_controllen;
+	struct cmsghdr *c;
+
+	if (limit == UINT_MAX)
+		return;
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+		size_t n, i, space;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+		    c->cmsg_len < CMSG_LEN(0) || (char *)fds > end)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (n > (size_t)(end - (char *)fds) / sizeof(int))
+			n = (size_t)(end - (char *)fds) / sizeof(int);
+		for (i = 0; i < n && (unsigned)fds[i] < limit; i++)
+			;
+		if (i == n)
+			continue;
+		for (size_t j = i; j < n; j++)
+			ufd_sys_close(fds[j]);
+		msg->msg_flags |= MSG_CTRUNC;
+		space = i ? CMSG_SPACE(i * sizeof(int)) : 0;
+		if (i)
+			c->cmsg_len = CMSG_LEN(i * sizeof(int));
+		if ((size_t)((char *)c - start) + space < msg->msg_controllen)
+			msg->msg_controllen = (size_t)((char *)c - start) + space;
+		return;
+	}
+}
+
+/* recvmsg unless newfd_plain (UFD_CLOEXEC, a mode, the sanitizer, or the
+ * kernel's limit raised over the application's), out of line: received
+ * descriptors past the application's limit go, and the others are new
+ * ones in mode all and random.  Only msg is kept across the call, for a
+ * small frame. */
 __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg,
 						      int flags)
 {
@@ -93,16 +136,19 @@ __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
-	if (r < 0 || msg->msg_controllen < sizeof(struct cmsghdr) || !rights_are_new())
+	if (r < 0 || msg->msg_controllen < sizeof(struct cmsghdr))
+		return r;
+	rights_within_limit(msg);
+	if (!rights_are_new())
 		return r;
 	return received_rights(msg, r);
 }
 
-/* Without newfd_work, a received descriptor is the application's as the
- * kernel makes it: a tail call. */
+/* newfd_plain: a received descriptor is the application's as the kernel
+ * makes it, a tail call. */
 UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	if (__builtin_expect(!ufd_settings.newfd_work, 1))
+	if (__builtin_expect(newfd_plain(), 1))
 		return UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
 	return recvmsg_slow(fd, msg, flags);
 }
@@ -129,12 +175,15 @@ static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
 __attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
 {
 	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
-		for (int i = 0; i < r; i++)
-			map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+		for (int i = 0; i < r; i++) {
+			rights_within_limit(&vec[i].msg_hdr);
+			if (rights_are_new())
+				map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+		}
 	return r;
 }
 
-/* recvmmsg under newfd_work, out of line, as recvmsg_slow. */
+/* recvmmsg unless newfd_plain, out of line, as recvmsg_slow. */
 __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 						   unsigned int n, int flags,
 						   struct timespec *timeout)
@@ -143,15 +192,13 @@ __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	if (rights_are_new())
-		return mmsg_received(vec, r);
-	return r;
+	return mmsg_received(vec, r);
 }
 
 UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
 			struct timespec *timeout)
 {
-	if (__builtin_expect(!ufd_settings.newfd_work, 1))
+	if (__builtin_expect(newfd_plain(), 1))
 		return UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
 	return recvmmsg_slow(fd, vec, n, flags, timeout);
 }

@@ -287,10 +287,6 @@ static const struct {
 	  "fcntl_common (src/shim_fd.c) turns the kernel's answer into EINVAL "
 	  "past the application's limit only when the call succeeded, not when "
 	  "it failed with EMFILE" },
-	{ &rights_past_limit_ttest,
-	  "recvmsg and recvmmsg (src/shim_msg.c) do not check received "
-	  "SCM_RIGHTS descriptors against the application's RLIMIT_NOFILE "
-	  "when ufd has raised the kernel's" },
 	{ NULL, NULL },
 };
 
