@@ -157,7 +157,7 @@ struct open_call {
  * rewritten function's parameters from c.
  */
 #define OPEN_UNSEQ(name, params, fwd, prep, cfwd, ...)                              \
-	static __attribute__((noipa, cold)) int name##_made(                   \
+	static __attribute__((noinline, cold)) int name##_made(                \
 		int r, const struct open_call *c)                              \
 	{                                                                      \
 		OPEN_MADE(name, c->path, r, 0, cfwd);                          \
