@@ -156,7 +156,7 @@ struct open_call {
  * test, and the result finished as the slow function would; cfwd: the
  * rewritten function's parameters from c.
  */
-#define OPEN_UNSEQ(name, params, fwd, prep, cfwd, ...)                              \
+#define OPEN_UNSEQ(name, params, fwd, prep, cfwd, ...)                        \
 	static __attribute__((noinline, cold)) int name##_made(                \
 		int r, const struct open_call *c)                              \
 	{                                                                      \
@@ -284,7 +284,8 @@ __attribute__((noinline)) static int openat_slow(int dirfd, const char *path,
 }
 
 OPEN_UNSEQ(openat, (int dirfd, const char *path, int flags, mode_t mode),
-	   (dirfd, path, flags, mode), (c_.dirfd = dirfd = vfd_translate(dirfd), c_.mode = mode),
+	   (dirfd, path, flags, mode),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd), c_.mode = mode),
 	   (c->dirfd, c->path, c->flags, c->mode),
 	   dirfd, path, UNSEQ_FLAGS(flags), mode)
 
@@ -306,7 +307,8 @@ __attribute__((noinline)) static int openat64_slow(int dirfd, const char *path,
 }
 
 OPEN_UNSEQ(openat64, (int dirfd, const char *path, int flags, mode_t mode),
-	   (dirfd, path, flags, mode), (c_.dirfd = dirfd = vfd_translate(dirfd), c_.mode = mode),
+	   (dirfd, path, flags, mode),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd), c_.mode = mode),
 	   (c->dirfd, c->path, c->flags, c->mode),
 	   dirfd, path, UNSEQ_FLAGS(flags), mode)
 
@@ -336,7 +338,8 @@ UFD_PUBLIC int __open_2(const char *path, int flags)
 
 OPEN_REWRITTEN(__open64_2, (const char *path, int flags), path, open_flags(flags))
 
-__attribute__((noinline)) static int __open64_2_slow(const char *path, int flags)
+__attribute__((noinline)) static int __open64_2_slow(const char *path,
+						    int flags)
 {
 	OPEN_SLOW(__open64_2, path, flags, (path, flags), path, open_flags(flags));
 }
@@ -354,7 +357,8 @@ UFD_PUBLIC int __open64_2(const char *path, int flags)
 OPEN_REWRITTEN(__openat_2, (int dirfd, const char *path, int flags),
 	       dirfd, path, open_flags(flags))
 
-__attribute__((noinline)) static int __openat_2_slow(int dirfd, const char *path, int flags)
+__attribute__((noinline)) static int __openat_2_slow(int dirfd, const char *path,
+						    int flags)
 {
 	dirfd = vfd_translate(dirfd);
 	OPEN_SLOW(__openat_2, path, flags, (dirfd, path, flags), dirfd, path,
@@ -362,7 +366,8 @@ __attribute__((noinline)) static int __openat_2_slow(int dirfd, const char *path
 }
 
 OPEN_UNSEQ(__openat_2, (int dirfd, const char *path, int flags),
-	   (dirfd, path, flags), (c_.dirfd = dirfd = vfd_translate(dirfd)),
+	   (dirfd, path, flags),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd)),
 	   (c->dirfd, c->path, c->flags),
 	   dirfd, path, UNSEQ_FLAGS(flags))
 
@@ -374,8 +379,8 @@ UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
 OPEN_REWRITTEN(__openat64_2, (int dirfd, const char *path, int flags),
 	       dirfd, path, open_flags(flags))
 
-__attribute__((noinline)) static int __openat64_2_slow(int dirfd, const char *path,
-						     int flags)
+__attribute__((noinline)) static int __openat64_2_slow(int dirfd,
+						      const char *path, int flags)
 {
 	dirfd = vfd_translate(dirfd);
 	OPEN_SLOW(__openat64_2, path, flags, (dirfd, path, flags), dirfd, path,
@@ -383,7 +388,8 @@ __attribute__((noinline)) static int __openat64_2_slow(int dirfd, const char *pa
 }
 
 OPEN_UNSEQ(__openat64_2, (int dirfd, const char *path, int flags),
-	   (dirfd, path, flags), (c_.dirfd = dirfd = vfd_translate(dirfd)),
+	   (dirfd, path, flags),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd)),
 	   (c->dirfd, c->path, c->flags),
 	   dirfd, path, UNSEQ_FLAGS(flags))
 
