@@ -90,22 +90,29 @@ int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec);
  * UFD_REPORT recorded as call's), or -errno with fd closed (the call
  * fails).  Inline for its common case (no record locks, no sanitizer,
  * fd below the guard: no close-on-fork mark to drop); the rest is
- * newfd_virtual_or_close_any.
+ * newfd_virtual_or_close_any.  newfd_virtual_or_close_unreported: the
+ * same for a caller that has seen newfd_work clear, so no UFD_REPORT.
  */
 int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call);
 
-static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
+static inline int newfd_virtual_or_close_unreported(int fd, unsigned flags,
+						    enum ufd_call call)
 {
 	int vfd;
 
-	if (__builtin_expect(newfd_posix_locks_taken() || ufd_settings.report ||
-				     vfd_guarded(fd),
-			     0))
+	if (__builtin_expect(newfd_posix_locks_taken() || vfd_guarded(fd), 0))
 		return newfd_virtual_or_close_any(fd, flags, call);
 	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);
 	return vfd;
+}
+
+static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
+{
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		return newfd_virtual_or_close_any(fd, flags, call);
+	return newfd_virtual_or_close_unreported(fd, flags, call);
 }
 
 /*

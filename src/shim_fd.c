@@ -70,15 +70,25 @@ open_result(int fd, int flags, int added, enum ufd_call call)
 }
 
 /*
- * Can an open with these flags go straight to libc?  So when none of
- * ufd's flags, settings or limits is in play and the process holds no
- * virtual descriptor (which a /dev/fd path or a directory descriptor
- * could name): the common case, at a few loads.
+ * Where an open goes from its entry point (fwd: its parameters' names):
+ * straight to libc when none of ufd's flags, settings or limits is in
+ * play and the process holds no virtual descriptor (which a /dev/fd path
+ * or a directory descriptor could name), the common case, at a few
+ * loads; to name##_unseq for O_UNSEQFD without O_CLOFORK while no setting
+ * concerns new descriptors (newfd_work: no UFD_CLOEXEC, no mode, no
+ * reports), where the flags' only work is the kernel's O_CLOEXEC and
+ * VFD_CLOEXEC; else to name##_slow.  route_ is both tests in one value
+ * (newfd_work is 0 or 1, never a flag).
  */
-static inline int open_plain(int flags)
-{
-	return !(flags & OPEN_UFD_FLAGS) && newfd_plain() && !vfd_any();
-}
+#define OPEN_ROUTE(name, fwd)                                                  \
+	do {                                                                   \
+		int route_ = (flags & OPEN_UFD_FLAGS) | ufd_settings.newfd_work; \
+		if (__builtin_expect(!route_ && newfd_plain() && !vfd_any(), 1)) \
+			return UFD_REAL(name) fwd;                             \
+		if (route_ == O_UNSEQFD)                                       \
+			return name##_unseq fwd;                               \
+		return name##_slow fwd;                                        \
+	} while (0)
 
 /*
  * The rest of every open wrapper, out of line: call the real function
@@ -99,13 +109,78 @@ static inline int open_plain(int flags)
 		    (n_ = ufd_path_before(path)))                              \
 			return name##_rewritten(0, 0, n_, added_, UFD_UNPAREN fwd); \
 		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
-		/* After a success the kernel has read the path: its first  \
-		 * test (text.h) is made here, without a call. */              \
-		if (vfd_any() && (r_ < 0 || ufd_path_may_name_fd(path)) &&     \
-		    (n_ = ufd_path_after(path, r_ < 0 ? errno : 0)))           \
-			return name##_rewritten(1, r_, n_, added_, UFD_UNPAREN fwd); \
+		OPEN_MADE(name, path, r_, added_, fwd);                        \
 		return open_result(r_, flags, added_, UFD_CALL_##name);        \
 	} while (0)
+
+/*
+ * After the real call made r (a descriptor or -1): if the process holds
+ * virtual descriptors and the path may have named one (or the call
+ * failed, perhaps on a path naming one), ufd_path_after says whether it
+ * must be made again on the rewritten path: then name##_rewritten does.
+ * After a success the kernel has read the path: its first test (text.h)
+ * is made here, without a call.
+ */
+#define OPEN_MADE(name, path, r, added, fwd)                                   \
+	do {                                                                   \
+		size_t m_;                                                     \
+		if (vfd_any() && (r < 0 || ufd_path_may_name_fd(path)) &&      \
+		    (m_ = ufd_path_after(path, r < 0 ? errno : 0)))            \
+			return name##_rewritten(1, r, m_, added, UFD_UNPAREN fwd); \
+	} while (0)
+
+/* open_flags for an open that goes to name##_unseq (OPEN_ROUTE). */
+#define UNSEQ_FLAGS(flags) (((flags) & ~O_UNSEQFD) | O_CLOEXEC)
+
+/*
+ * An open's arguments, kept in memory by name##_unseq: it needs them after
+ * the real call only in the rare case (name##_made), and so saves no
+ * registers for them.
+ */
+struct open_call {
+	const char *path;
+	int dirfd;
+	int flags;
+	mode_t mode;
+};
+
+/*
+ * name##_unseq(params): an open that OPEN_ROUTE sends there, with the
+ * real function's arguments __VA_ARGS__ (flags there: UNSEQ_FLAGS),
+ * after prep (the arguments but path and flags put in c_; openat's dirfd
+ * translated, as the slow function does; fwd: params' names).  One
+ * frame from the entry point to the real call and the table.  An open
+ * that may create or truncate a path while virtual descriptors exist is
+ * the slow function's (the path looked at first).  name##_made: after
+ * the real call, while the process holds virtual descriptors, OPEN_MADE's
+ * test, and the result finished as the slow function would; cfwd: the
+ * rewritten function's parameters from c.
+ */
+#define OPEN_UNSEQ(name, params, fwd, prep, cfwd, ...)                        \
+	static __attribute__((noinline, cold)) int name##_made(                \
+		int r, const struct open_call *c)                              \
+	{                                                                      \
+		OPEN_MADE(name, c->path, r, 0, cfwd);                          \
+		return open_result(r, c->flags, 0, UFD_CALL_##name);           \
+	}                                                                      \
+	static __attribute__((noinline)) int name##_unseq(UFD_UNPAREN params)  \
+	{                                                                      \
+		struct open_call c_;                                           \
+		int r_;                                                        \
+		if ((flags & (O_CREAT | O_TRUNC)) && vfd_any())                \
+			return name##_slow fwd;                                \
+		c_.path = path;                                                \
+		c_.flags = flags;                                              \
+		prep;                                                          \
+		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
+		if (vfd_any())                                                 \
+			return name##_made(r_, &c_);                           \
+		if (r_ < 0)                                                    \
+			return r_;                                             \
+		return ufd_ret(newfd_virtual_or_close_unreported(              \
+			r_, c_.flags & O_CLOEXEC ? VFD_CLOEXEC : 0,            \
+			UFD_CALL_##name));                                     \
+	}
 
 /*
  * name##_rewritten(made, r, n, added, params...): OPEN_SLOW's rare part,
@@ -166,12 +241,15 @@ __attribute__((noinline)) static int open_slow(const char *path, int flags, mode
 	OPEN_SLOW(open, path, flags, (path, flags, mode), path, open_flags(flags), mode);
 }
 
+OPEN_UNSEQ(open, (const char *path, int flags, mode_t mode),
+	   (path, flags, mode), (c_.mode = mode),
+	   (c->path, c->flags, c->mode),
+	   path, UNSEQ_FLAGS(flags), mode)
+
 OPEN_ENTRY(open, const char *path, int flags)
 {
 	OPEN_MODE(flags);
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(open)(path, flags, mode);
-	return open_slow(path, flags, mode);
+	OPEN_ROUTE(open, (path, flags, mode));
 }
 
 OPEN_REWRITTEN(open64, (const char *path, int flags, mode_t mode),
@@ -182,12 +260,15 @@ __attribute__((noinline)) static int open64_slow(const char *path, int flags, mo
 	OPEN_SLOW(open64, path, flags, (path, flags, mode), path, open_flags(flags), mode);
 }
 
+OPEN_UNSEQ(open64, (const char *path, int flags, mode_t mode),
+	   (path, flags, mode), (c_.mode = mode),
+	   (c->path, c->flags, c->mode),
+	   path, UNSEQ_FLAGS(flags), mode)
+
 OPEN_ENTRY(open64, const char *path, int flags)
 {
 	OPEN_MODE(flags);
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(open64)(path, flags, mode);
-	return open64_slow(path, flags, mode);
+	OPEN_ROUTE(open64, (path, flags, mode));
 }
 
 /* With no virtual descriptor, dirfd cannot be one, nor a backing one. */
@@ -202,12 +283,16 @@ __attribute__((noinline)) static int openat_slow(int dirfd, const char *path,
 		  open_flags(flags), mode);
 }
 
+OPEN_UNSEQ(openat, (int dirfd, const char *path, int flags, mode_t mode),
+	   (dirfd, path, flags, mode),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd), c_.mode = mode),
+	   (c->dirfd, c->path, c->flags, c->mode),
+	   dirfd, path, UNSEQ_FLAGS(flags), mode)
+
 OPEN_ENTRY(openat, int dirfd, const char *path, int flags)
 {
 	OPEN_MODE(flags);
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(openat)(dirfd, path, flags, mode);
-	return openat_slow(dirfd, path, flags, mode);
+	OPEN_ROUTE(openat, (dirfd, path, flags, mode));
 }
 
 OPEN_REWRITTEN(openat64, (int dirfd, const char *path, int flags, mode_t mode),
@@ -221,76 +306,96 @@ __attribute__((noinline)) static int openat64_slow(int dirfd, const char *path,
 		  open_flags(flags), mode);
 }
 
+OPEN_UNSEQ(openat64, (int dirfd, const char *path, int flags, mode_t mode),
+	   (dirfd, path, flags, mode),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd), c_.mode = mode),
+	   (c->dirfd, c->path, c->flags, c->mode),
+	   dirfd, path, UNSEQ_FLAGS(flags), mode)
+
 OPEN_ENTRY(openat64, int dirfd, const char *path, int flags)
 {
 	OPEN_MODE(flags);
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(openat64)(dirfd, path, flags, mode);
-	return openat64_slow(dirfd, path, flags, mode);
+	OPEN_ROUTE(openat64, (dirfd, path, flags, mode));
 }
 
 /* The fortify entry points: open() without a mode argument. */
 OPEN_REWRITTEN(__open_2, (const char *path, int flags), path, open_flags(flags))
 
-__attribute__((noinline)) static int open_2_slow(const char *path, int flags)
+__attribute__((noinline)) static int __open_2_slow(const char *path, int flags)
 {
 	OPEN_SLOW(__open_2, path, flags, (path, flags), path, open_flags(flags));
 }
 
+OPEN_UNSEQ(__open_2, (const char *path, int flags),
+	   (path, flags), (void)0,
+	   (c->path, c->flags),
+	   path, UNSEQ_FLAGS(flags))
+
 UFD_PUBLIC int __open_2(const char *path, int flags)
 {
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(__open_2)(path, flags);
-	return open_2_slow(path, flags);
+	OPEN_ROUTE(__open_2, (path, flags));
 }
 
 OPEN_REWRITTEN(__open64_2, (const char *path, int flags), path, open_flags(flags))
 
-__attribute__((noinline)) static int open64_2_slow(const char *path, int flags)
+__attribute__((noinline)) static int __open64_2_slow(const char *path,
+						    int flags)
 {
 	OPEN_SLOW(__open64_2, path, flags, (path, flags), path, open_flags(flags));
 }
 
+OPEN_UNSEQ(__open64_2, (const char *path, int flags),
+	   (path, flags), (void)0,
+	   (c->path, c->flags),
+	   path, UNSEQ_FLAGS(flags))
+
 UFD_PUBLIC int __open64_2(const char *path, int flags)
 {
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(__open64_2)(path, flags);
-	return open64_2_slow(path, flags);
+	OPEN_ROUTE(__open64_2, (path, flags));
 }
 
 OPEN_REWRITTEN(__openat_2, (int dirfd, const char *path, int flags),
 	       dirfd, path, open_flags(flags))
 
-__attribute__((noinline)) static int openat_2_slow(int dirfd, const char *path, int flags)
+__attribute__((noinline)) static int __openat_2_slow(int dirfd, const char *path,
+						    int flags)
 {
 	dirfd = vfd_translate(dirfd);
 	OPEN_SLOW(__openat_2, path, flags, (dirfd, path, flags), dirfd, path,
 		  open_flags(flags));
 }
 
+OPEN_UNSEQ(__openat_2, (int dirfd, const char *path, int flags),
+	   (dirfd, path, flags),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd)),
+	   (c->dirfd, c->path, c->flags),
+	   dirfd, path, UNSEQ_FLAGS(flags))
+
 UFD_PUBLIC int __openat_2(int dirfd, const char *path, int flags)
 {
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(__openat_2)(dirfd, path, flags);
-	return openat_2_slow(dirfd, path, flags);
+	OPEN_ROUTE(__openat_2, (dirfd, path, flags));
 }
 
 OPEN_REWRITTEN(__openat64_2, (int dirfd, const char *path, int flags),
 	       dirfd, path, open_flags(flags))
 
-__attribute__((noinline)) static int openat64_2_slow(int dirfd, const char *path,
-						     int flags)
+__attribute__((noinline)) static int __openat64_2_slow(int dirfd,
+						      const char *path, int flags)
 {
 	dirfd = vfd_translate(dirfd);
 	OPEN_SLOW(__openat64_2, path, flags, (dirfd, path, flags), dirfd, path,
 		  open_flags(flags));
 }
 
+OPEN_UNSEQ(__openat64_2, (int dirfd, const char *path, int flags),
+	   (dirfd, path, flags),
+	   (c_.dirfd = dirfd = vfd_translate(dirfd)),
+	   (c->dirfd, c->path, c->flags),
+	   dirfd, path, UNSEQ_FLAGS(flags))
+
 UFD_PUBLIC int __openat64_2(int dirfd, const char *path, int flags)
 {
-	if (__builtin_expect(open_plain(flags), 1))
-		return UFD_REAL(__openat64_2)(dirfd, path, flags);
-	return openat64_2_slow(dirfd, path, flags);
+	OPEN_ROUTE(__openat64_2, (dirfd, path, flags));
 }
 
 /* ---- creating calls without a close-on-exec flag, for UFD_CLOEXEC ----

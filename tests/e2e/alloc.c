@@ -163,6 +163,77 @@ START_TEST(open_and_socket_unseq)
 }
 END_TEST
 
+/* glibc's fortify entry point (fcntl2.h declares it only under
+ * _FORTIFY_SOURCE). */
+extern int __open_2(const char *path, int flags);
+
+/* Do a and b name the same file? */
+static int same_file(int a, int b)
+{
+	struct stat sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * O_UNSEQFD's own path in the open wrappers, while virtual descriptors
+ * exist: a /dev/fd path naming one (looked at after the call), a virtual
+ * directory descriptor, O_CREAT (looked at before), a failure's errno, a
+ * /dev/fd path naming a closed one (ENOENT, as the kernel says for a
+ * closed descriptor), and the fortify entry point.
+ */
+START_TEST(open_unseq_paths)
+{
+	char path[64], tmp[] = "/tmp/ufd-e2e-unseq-XXXXXX";
+	int v, w, d, gone;
+
+	v = open("/proc/self/exe", O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(v));
+	snprintf(path, sizeof(path), "/dev/fd/%d", v);
+	w = open(path, O_RDONLY | O_UNSEQFD | O_CLOEXEC);
+	ck_assert(is_vfd(w));
+	ck_assert(same_file(v, w));
+	ck_assert_int_eq(fcntl(w, F_GETFD), FD_CLOEXEC);
+	ck_assert_int_eq(close(w), 0);
+	w = __open_2(path, O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(w));
+	ck_assert(same_file(v, w));
+	ck_assert_int_eq(fcntl(w, F_GETFD), 0);
+	ck_assert_int_eq(close(w), 0);
+
+	d = open("/proc/self", O_RDONLY | O_DIRECTORY | O_UNSEQFD);
+	ck_assert(is_vfd(d));
+	w = openat(d, "exe", O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(w));
+	ck_assert(same_file(v, w));
+	ck_assert_int_eq(close(w), 0);
+	ck_assert_int_eq(close(d), 0);
+
+	errno = 0;
+	ck_assert_int_eq(open("/nonexistent-ufd/x", O_RDONLY | O_UNSEQFD), -1);
+	ck_assert_int_eq(errno, ENOENT);
+
+	w = mkstemp(tmp);
+	ck_assert_int_ge(w, 0);
+	ck_assert_int_eq(close(w), 0);
+	w = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_UNSEQFD, 0600);
+	ck_assert(is_vfd(w));
+	ck_assert_int_eq(write(w, "x", 1), 1);
+	ck_assert_int_eq(close(w), 0);
+	ck_assert_int_eq(unlink(tmp), 0);
+
+	gone = open("/proc/self/exe", O_RDONLY | O_UNSEQFD);
+	ck_assert(is_vfd(gone));
+	ck_assert_int_eq(close(gone), 0);
+	snprintf(path, sizeof(path), "/dev/fd/%d", gone);
+	errno = 0;
+	ck_assert_int_eq(open(path, O_RDONLY | O_UNSEQFD), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(close(v), 0);
+}
+END_TEST
+
 START_TEST(accept4_unseq)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -204,6 +275,7 @@ TCase *alloc_case(void)
 	tcase_add_test(alloc, fdupfd_lowest_from_n);
 	tcase_add_test(alloc, nonseqfd_flags);
 	tcase_add_test(alloc, open_and_socket_unseq);
+	tcase_add_test(alloc, open_unseq_paths);
 	tcase_add_test(alloc, accept4_unseq);
 	return alloc;
 }
