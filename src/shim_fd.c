@@ -941,9 +941,12 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		r = real(vfd_translate(fd), cmd == F_DUPFD_CLOFORK ? F_DUPFD : cmd,
 			 arg);
 		/* From the application's limit on: the kernel's EINVAL (its
-		 * own limit, which ufd holds higher, let the call through). */
-		if (r >= 0 && (unsigned)argi >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED)) {
-			ufd_sys_close(r);
+		 * own limit, which ufd holds higher, let the call through, to
+		 * a number or to EMFILE when none was free up to it). */
+		if ((unsigned)argi >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) &&
+		    (r >= 0 || errno == EMFILE)) {
+			if (r >= 0)
+				ufd_sys_close(r);
 			return ufd_ret(-EINVAL);
 		}
 		/* UFD_MODE=random draws from argi up, as F_DUPFD asks. */

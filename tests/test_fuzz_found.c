@@ -283,10 +283,6 @@ static const struct {
 	const TTest *test;
 	const char *why;
 } known_bugs[] = {
-	{ &dupfd_from_past_limit_ttest,
-	  "fcntl_common (src/shim_fd.c) turns the kernel's answer into EINVAL "
-	  "past the application's limit only when the call succeeded, not when "
-	  "it failed with EMFILE" },
 	{ NULL, NULL },
 };
 
