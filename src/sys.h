@@ -49,6 +49,19 @@ static inline long ufd_sys3(long n, long a, long b, long c)
 	return ret;
 }
 
+/* One argument: no registers set for the others (close, on every path
+ * that closes a descriptor of ufd's). */
+static inline long ufd_sys1(long n, long a)
+{
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
 #elif defined(__aarch64__)
 
 static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,
@@ -74,13 +87,18 @@ static inline long ufd_sys3(long n, long a, long b, long c)
 	return ufd_sys6(n, a, b, c, 0, 0, 0);
 }
 
+static inline long ufd_sys1(long n, long a)
+{
+	return ufd_sys6(n, a, 0, 0, 0, 0, 0);
+}
+
 #else
 #error "ufd: raw system calls are written for x86_64 and aarch64 only"
 #endif
 
 static inline int ufd_sys_close(int fd)
 {
-	return (int)ufd_sys3(SYS_close, fd, 0, 0);
+	return (int)ufd_sys1(SYS_close, fd);
 }
 
 static inline int ufd_sys_fcntl(int fd, int cmd, long arg)
