@@ -290,14 +290,12 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 {
 	if (limit == 0 || limit > FDMAP_SPACE)
 		return -EINVAL;
-	/* The arrays are zero already (the contract): clearing them would
-	 * touch the whole 100 KB, in every process ufd is loaded into. */
+	/* The rest is zero already (the contract): clearing the arrays would
+	 * touch the whole 100 KB, and live, which other threads may read
+	 * lock-free while the first user sets the map up, is not written.
+	 * widen_at 0: the first random allocation sets the range. */
 	m->limit = limit;
-	m->live = 0;
-	m->range = 0;
-	m->widen_at = 0; /* the first random allocation sets the range */
-	m->reject = 0;
-	fdmap_reseed(m, seed); /* and no seed_later */
+	fdmap_reseed(m, seed);
 	return 0;
 }
 
