@@ -99,17 +99,22 @@ UFD_PUBLIC int ufd_backing_fd(int fd)
  * functions, UFD_MODE=random's close in front of the real one, and under
  * UFD_REPORT the sanitizer's checking functions in front of those (they
  * chain to what they replace, so random mode's close comes first), the
- * table, then what the shim keeps itself: the listings' fork handlers,
- * and the exec state with the descriptors this program was handed.
+ * table's fork handlers (its maps wait for their first use), then what
+ * the shim keeps itself: the listings' fork handlers, and the exec state
+ * with the descriptors this program was handed.  What a process without
+ * a feature in play does not need is not run nor even read (each page of
+ * code or data is a page fault in every process: HACKING.md, Start-up).
  */
 __attribute__((constructor)) static void ufd_init(void)
 {
 	ufd_settings_load();
 	ufd_log_init(ufd_settings.log);
 	ufd_shim_init();
-	ufd_random_init();
-	ufd_report_shim_init();
-	vfd_init();
+	if (ufd_settings.mode_random)
+		ufd_random_init();
+	if (ufd_settings.report)
+		ufd_report_shim_init();
+	vfd_start();
 	ufd_stream_init();
 	ufd_signal_init();
 	ufd_exec_init();

@@ -14,7 +14,8 @@
  *     widening step;
  *   - widen_at <= limit is the lowest live for which that widening step
  *     would change range (limit once range == limit), so that a random
- *     allocation with live < widen_at skips it;
+ *     allocation with live < widen_at skips it; or 0 while a seed is due
+ *     (fdmap_seed_later), which sends the next one to the step;
  *   - reject == 2^32 mod range once range > 0 (Lemire's threshold).
  * A segment that does not exist is all free.
  *
@@ -89,6 +90,15 @@ static uint32_t rng_below(struct fdmap *m)
 void fdmap_reseed(struct fdmap *m, uint64_t seed)
 {
 	m->rng[0] = splitmix64(&seed);
+	m->seed_later = NULL;
+}
+
+void fdmap_seed_later(struct fdmap *m, uint64_t (*seed)(void))
+{
+	m->seed_later = seed;
+	/* The next random allocation goes to alloc_random_slow, which seeds
+	 * first; its widening step recomputes widen_at from live and range. */
+	m->widen_at = 0;
 }
 
 /* ---- bitmaps ---- */
@@ -280,13 +290,11 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 {
 	if (limit == 0 || limit > FDMAP_SPACE)
 		return -EINVAL;
-	/* The arrays are zero already (the contract): clearing them would
-	 * touch the whole 100 KB, in every process ufd is loaded into. */
+	/* The rest is zero already (the contract): clearing the arrays would
+	 * touch the whole 100 KB, and live, which other threads may read
+	 * lock-free while the first user sets the map up, is not written.
+	 * widen_at 0: the first random allocation sets the range. */
 	m->limit = limit;
-	m->live = 0;
-	m->range = 0;
-	m->widen_at = 0; /* the first random allocation sets the range */
-	m->reject = 0;
 	fdmap_reseed(m, seed);
 	return 0;
 }
@@ -342,8 +350,12 @@ static COLD int64_t alloc_random_slow(struct fdmap *m, uint32_t value)
 		return -EINVAL;
 	if (m->live >= m->limit)
 		return -EMFILE;
-	if (m->live >= m->widen_at)
+	if (m->live >= m->widen_at) {
+		/* fdmap_seed_later sends the next allocation here */
+		if (m->seed_later)
+			fdmap_reseed(m, m->seed_later());
 		widen_range(m);
+	}
 
 	/*
 	 * Rejection sampling is exactly uniform over the free slots in range,

@@ -63,6 +63,7 @@ struct fdmap {
 	uint32_t widen_at; /* the range is widened when live reaches this */
 	uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
 	uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
+	uint64_t (*seed_later)(void); /* seeds rng at the next draw, or NULL */
 };
 
 /*
@@ -80,6 +81,16 @@ void fdmap_destroy(struct fdmap *m);
 
 /* Reseed the generator (after fork, so parent and child draw apart). */
 void fdmap_reseed(struct fdmap *m, uint64_t seed);
+
+/*
+ * Reseed the generator from seed() at the next random allocation rather
+ * than now, so that a map that never draws never pays for its seed (ufd's:
+ * a getrandom system call in every process and fork child).  seed runs at
+ * most once per call of this, inside that allocation (under the caller's
+ * serialisation, maybe in a signal handler: it must be async-signal-safe).
+ * A mutating call; costs the allocation's common case nothing.
+ */
+void fdmap_seed_later(struct fdmap *m, uint64_t (*seed)(void));
 
 /*
  * Allocation: store value (non-zero) in a free slot and return its index.

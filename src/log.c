@@ -44,8 +44,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "text.h"
+#include "settings.h"
 #include "sys.h"
+#include "text.h"
 
 int ufd_log_on;
 
@@ -314,7 +315,7 @@ int ufd_log_file_init(const char *setting, const char *s, char *path)
 	return 0;
 }
 
-void ufd_log_init(const char *s)
+UFD_STARTUP void ufd_log_init(const char *s)
 {
 	if (s && *s && ufd_log_file_init("UFD_LOG", s, log_path) == 0)
 		ufd_log_on = 1;

@@ -93,7 +93,7 @@ static void fork_child(void)
 		__atomic_store_n(&state, UNBUILT, __ATOMIC_RELAXED);
 }
 
-void random_fd_init(void)
+UFD_STARTUP void random_fd_init(void)
 {
 	rng = ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed();
 	pthread_atfork(NULL, NULL, fork_child);

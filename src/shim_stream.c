@@ -300,7 +300,7 @@ static void listings_release(void)
 	pthread_mutex_unlock(&listings_lock);
 }
 
-void ufd_stream_init(void)
+UFD_STARTUP void ufd_stream_init(void)
 {
 	pthread_atfork(listings_prepare, listings_release, listings_release);
 }

@@ -675,10 +675,12 @@ __attribute__((noinline, cold)) static int create_failed(int backing, int64_t id
 /*
  * The single-threaded paths' condition besides __libc_single_threaded:
  * the table is set up and the log is off (their lines and its hold are
- * left to the general paths).  Set by init_once, cleared by vfd_init once
- * the constructor has turned the log on.
+ * left to the general paths).  Set by init_maps, cleared by vfd_start if
+ * the constructor turned the log on after that.
  */
 static int alone_ok;
+static int init_done; /* the maps are set up (init_maps) */
+static void init_maps(void);
 
 static inline __attribute__((always_inline)) int alone(void)
 {
@@ -1214,7 +1216,6 @@ static void fork_parent(void)
  */
 static void fork_child(void)
 {
-	uint64_t seed;
 	int64_t idx;
 
 	tid_cache = 0;
@@ -1240,9 +1241,20 @@ static void fork_child(void)
 	}
 	table_lock = 0;
 	/* A fixed seed (UFD_SEED): children derive theirs from the parent's
-	 * generator, so that test runs stay reproducible. */
-	seed = ufd_settings.seed_fixed ? vfd_map.rng[0] ^ 0x5eed0f0c4ULL : kernel_seed();
-	fdmap_reseed(&vfd_map, seed);
+	 * generator, so that test runs stay reproducible (and draw apart
+	 * from the parent's even if it has set up nothing yet).  Else the
+	 * child draws a seed of its own from the kernel at its first draw,
+	 * if any; and a parent that set up nothing has nothing to undo: the
+	 * maps' pages are not read (each would be a page fault here). */
+	if (ufd_settings.seed_fixed) {
+		if (!init_done)
+			init_maps();
+		fdmap_reseed(&vfd_map, vfd_map.rng[0] ^ 0x5eed0f0c4ULL);
+	} else if (init_done) {
+		fdmap_seed_later(&vfd_map, kernel_seed);
+	} else {
+		return;
+	}
 	VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
 		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
 
@@ -1264,32 +1276,59 @@ static void fork_child(void)
 
 /* ---- set-up ---- */
 
-static int init_done; /* init_once has run */
-
-static void init_once(void)
+/*
+ * The maps' set-up.  Neither a lookup nor the fork handlers need it (an
+ * empty map answers "not open" and its limit of 0 gives the child's walks
+ * nothing to walk), so it waits for the first change to the table: most
+ * processes never make a virtual descriptor and never touch the maps'
+ * pages.  vfd_map's generator is seeded at its first draw (from the
+ * kernel) or now (UFD_SEED: no system call, and reproducible).  Table lock
+ * held, or a fork child that holds it.
+ */
+static void init_maps(void)
 {
-	/* The lock is not needed yet: nothing can use the maps before
-	 * vfd_init returns, and their empty state answers every lookup. */
-	ufd_settings_load();
-	fdmap_init(&vfd_map, FDMAP_SPACE,
-		   ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed());
+	fdmap_init(&vfd_map, FDMAP_SPACE, ufd_settings.seed);
+	if (!ufd_settings.seed_fixed)
+		fdmap_seed_later(&vfd_map, kernel_seed);
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	__atomic_store_n(&alone_ok, !ufd_log_on, __ATOMIC_RELAXED);
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 
+/* vfd_init's first call, out of line.  Under the table lock rather than
+ * pthread_once, which a signal handler may not call: a handler that
+ * interrupted its own thread inside the lock sets nothing up, and the
+ * caller's own taking of the lock fails the same way (-EBUSY). */
+static __attribute__((noinline, cold)) void init_first(void)
+{
+	/* Before the constructor, from another library's: the maps' set-up
+	 * reads the settings. */
+	ufd_settings_load();
+	if (vfd_lock() < 0)
+		return;
+	if (!init_done)
+		init_maps();
+	vfd_unlock();
+}
+
 void vfd_init(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	if (__builtin_expect(!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE), 0))
+		init_first();
+}
 
-	/* Tested first: every creation calls this, and pthread_once is a
-	 * call into libc. */
-	if (!__atomic_load_n(&init_done, __ATOMIC_ACQUIRE))
-		pthread_once(&once, init_once);
-	/* The log is turned on by the constructor, which calls this next
-	 * (after init_once, if a creation in another library's constructor
-	 * came first). */
-	if (__builtin_expect(ufd_log_on, 0))
+/*
+ * The fork handlers, at start-up whether or not a virtual descriptor is
+ * ever made: registered first, so that they run around every handler the
+ * program registers (whose own calls may make or close virtual
+ * descriptors).  Touches none of the table's pages unless a table was set
+ * up before the constructor turned the log on: the single-threaded paths
+ * write no log lines (alone_ok).
+ */
+UFD_STARTUP void vfd_start(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	if (__builtin_expect(ufd_settings.log != NULL, 0) &&
+	    __atomic_load_n(&init_done, __ATOMIC_ACQUIRE) && ufd_log_on)
 		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);
 }

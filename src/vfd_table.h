@@ -208,12 +208,21 @@ enum vfd_where {
 };
 
 /*
- * Set up the table: seed (UFD_SEED or the kernel's getrandom), placement of
- * backing descriptors, fork handlers.  Called from the library constructor;
- * safe to call again.  Lookups need no set-up (an empty map answers "not
- * open"); every function below that changes the table calls this first.
+ * Set up the table's maps, on first use: every function below that changes
+ * the table calls this first; lookups need no set-up (an empty map answers
+ * "not open").  The generator is seeded from UFD_SEED here, or from the
+ * kernel's getrandom at its first draw.  Takes the table lock the first
+ * time; async-signal-safe after the constructor (from a handler that
+ * interrupted its thread inside the lock it sets nothing up, and the
+ * caller's own vfd_lock fails with -EBUSY).
  */
 void vfd_init(void);
+
+/*
+ * From the library constructor: the fork handlers.  Touches none of the
+ * table's memory (the maps wait for vfd_init).
+ */
+void vfd_start(void);
 
 /*
  * Create a virtual descriptor duplicating real descriptor real_fd, placed

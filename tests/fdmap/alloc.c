@@ -318,6 +318,55 @@ static void draw_seq(uint64_t seed, int64_t *out, uint32_t n)
 	map_free(m);
 }
 
+/* fdmap_seed_later's seed function: counts its calls, returns 5. */
+static int later_calls;
+
+static uint64_t seed_five(void)
+{
+	later_calls++;
+	return 5;
+}
+
+/*
+ * fdmap_seed_later seeds at the next random allocation, once: a fresh map
+ * then draws seed 5's sequence; a map in use (live descriptors, widened
+ * range) draws what a map in the same state reseeded with 5 draws, and
+ * keeps a range that leaves 4 free slots per live one.  Allocations that
+ * do not draw (exact) do not seed.
+ */
+START_TEST(test_random_seed_later)
+{
+	enum { N = 300, LIVE = 5000 };
+	struct fdmap *m1 = map_new(FDMAP_SPACE, 1), *m2 = map_new(FDMAP_SPACE, 5);
+
+	later_calls = 0;
+	fdmap_seed_later(m1, seed_five);
+	ck_assert_int_eq(fdmap_alloc_exact(m1, 7, 1), 7);
+	ck_assert_int_eq(fdmap_alloc_exact(m2, 7, 1), 7);
+	ck_assert_int_eq(later_calls, 0);
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_int_eq(fdmap_alloc_random(m1, 1), fdmap_alloc_random(m2, 1));
+	ck_assert_int_eq(later_calls, 1);
+	map_free(m1);
+	map_free(m2);
+
+	m1 = map_new(FDMAP_SPACE, 1);
+	m2 = map_new(FDMAP_SPACE, 1);
+	for (uint32_t i = 0; i < LIVE; i++)
+		ck_assert_int_eq(fdmap_alloc_random(m1, 1), fdmap_alloc_random(m2, 1));
+	later_calls = 0;
+	fdmap_seed_later(m1, seed_five);
+	fdmap_reseed(m2, 5);
+	for (uint32_t i = 0; i < N; i++)
+		ck_assert_int_eq(fdmap_alloc_random(m1, 1), fdmap_alloc_random(m2, 1));
+	ck_assert_int_eq(later_calls, 1);
+	ck_assert_uint_eq(m1->range, m2->range);
+	ck_assert_uint_ge(m1->range - m1->live, 4U * m1->live);
+	map_free(m1);
+	map_free(m2);
+}
+END_TEST
+
 START_TEST(test_random_seeds)
 {
 	enum { N = 2000 };
@@ -543,6 +592,7 @@ TCase *randomness_case(void)
 	tcase_add_test(tc, test_random_uniform);
 	tcase_add_test(tc, test_random_uniform_free);
 	tcase_add_test(tc, test_random_seeds);
+	tcase_add_test(tc, test_random_seed_later);
 	tcase_add_test(tc, test_random_unmapped_same);
 	return tc;
 }
