@@ -682,7 +682,9 @@ static void exit_check(int fd, void *ctx)
  */
 __attribute__((destructor)) static void report_at_exit(void)
 {
-	if (!chunks)
+	/* The setting first: chunks is on a page of .bss that a process
+	 * without reports never touches otherwise. */
+	if (!ufd_settings.report || !chunks)
 		return;
 	if (ufd_settings.report_leaks)
 		each_open_record(exit_check, NULL);

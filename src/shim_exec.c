@@ -45,8 +45,10 @@ extern char **environ;
  * the library, or realpath's answer in resolved_path. */
 static const char *self_path = "";
 static char resolved_path[PATH_MAX];
-/* ufd came in through LD_PRELOAD: children get it too. */
-static int preloaded;
+/* ufd came in through LD_PRELOAD: children get it too.  Initialised, so
+ * in .data beside self_path, a page start-up writes anyway, rather than
+ * alone on a page of .bss (a page fault in every process). */
+static int preloaded = -1; /* -1: not known yet (no constructor), as 0 */
 
 /* Does the LD_PRELOAD value list ufd (any libufd.so*)? */
 static int lists_ufd(const char *value)
@@ -61,7 +63,7 @@ static int lists_ufd(const char *value)
 	return 0;
 }
 
-void ufd_exec_init(void)
+UFD_STARTUP void ufd_exec_init(void)
 {
 	const char *name = ufd_self_name, *s;
 	Dl_info info;
@@ -315,7 +317,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	/* An empty hand-off ends with the ';' after the pid. */
 	handing_off = ufd_settings.inherit && x->handoff &&
 		      x->handoff[strlen(x->handoff) - 1] != ';';
-	add_ufd = ufd_settings.inherit && (preloaded || handing_off) && self_path[0];
+	add_ufd = ufd_settings.inherit && (preloaded > 0 || handing_off) && self_path[0];
 	if (!handing_off && !add_ufd && !stale)
 		return 0;
 
