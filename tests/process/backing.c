@@ -466,13 +466,14 @@ static void *race_app(void *arg)
 	return NULL;
 }
 
-START_TEST(makers_race_application_dup2_and_close)
+
+/* Both races' set-up: the hard limit pinned to the soft one, files A and
+ * B (race_a, race_b, their inodes), and race_first, the number where a
+ * backing descriptor goes first (below the limit). */
+static void race_setup(void)
 {
 	struct rlimit rl;
 	struct stat st;
-	pthread_t makers[2], app;
-	long bad = 0, app_result[2] = { 0, 0 };
-	void *r;
 	int v;
 
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
@@ -488,6 +489,15 @@ START_TEST(makers_race_application_dup2_and_close)
 	race_first = api_backing_fd(v);
 	ck_assert_int_lt(race_first, (int)rl.rlim_cur); /* below the limit */
 	ck_assert_int_eq(close(v), 0);
+}
+
+START_TEST(makers_race_application_dup2_and_close)
+{
+	pthread_t makers[2], app;
+	long bad = 0, app_result[2] = { 0, 0 };
+	void *r;
+
+	race_setup();
 	__atomic_store_n(&race_done, 0, __ATOMIC_RELEASE);
 	ck_assert_int_eq(pthread_create(&app, NULL, race_app, app_result), 0);
 	for (int i = 0; i < 2; i++)
@@ -541,8 +551,6 @@ START_TEST(makers_alone_race_handler_dup2_and_close)
 {
 	struct sigaction sa = { .sa_handler = alone_app };
 	struct itimerval it = { { 0, 100 }, { 0, 100 } }, off = { { 0, 0 }, { 0, 0 } };
-	struct rlimit rl;
-	struct stat st;
 	long bad = 0;
 	int v;
 
@@ -551,19 +559,7 @@ START_TEST(makers_alone_race_handler_dup2_and_close)
 				"the test process has threads\n");
 		return;
 	}
-	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
-	rl.rlim_max = rl.rlim_cur;
-	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	race_a = temp_file("A");
-	race_b = temp_file("B");
-	ck_assert_int_eq(fstat(race_a, &st), 0);
-	race_ino_a = st.st_ino;
-	ck_assert_int_eq(fstat(race_b, &st), 0);
-	race_ino_b = st.st_ino;
-	v = api_nonseqfd(race_a, 0);
-	race_first = api_backing_fd(v);
-	ck_assert_int_lt(race_first, (int)rl.rlim_cur); /* below the limit */
-	ck_assert_int_eq(close(v), 0);
+	race_setup();
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
