@@ -18,6 +18,26 @@
 
 
 /*
+ * The descriptors of control header c of msg, if it is an SCM_RIGHTS one
+ * that starts inside msg_controllen: returns them, their count in *n (no
+ * more than the buffer holds: a header may claim more, for the kernel's
+ * EINVAL); else NULL.
+ */
+static int *rights_in(const struct msghdr *msg, struct cmsghdr *c, size_t *n)
+{
+	int *fds = (int *)CMSG_DATA(c);
+	char *end = (char *)msg->msg_control + msg->msg_controllen;
+
+	if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len < CMSG_LEN(0) || (char *)fds > end)
+		return NULL;
+	*n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+	if (*n > (size_t)(end - (char *)fds) / sizeof(int))
+		*n = (size_t)(end - (char *)fds) / sizeof(int);
+	return fds;
+}
+
+/*
  * The one walk over the SCM_RIGHTS descriptors in msg's control data:
  * counts those that map() changes and, with store, writes the new value in
  * place.  Only ever on a message ufd may read and write: its own copy, or
@@ -32,20 +52,11 @@ static size_t map_rights(const struct msghdr *msg, int (*map)(int fd), int store
 	if (msg->msg_controllen < sizeof(struct cmsghdr))
 		return 0;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
-		int *fds = (int *)CMSG_DATA(c);
-		char *end = (char *)msg->msg_control + msg->msg_controllen;
 		size_t n;
+		int *fds = rights_in(msg, c, &n);
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
+		if (!fds)
 			continue;
-		/* A header may claim more than the buffer holds (the kernel says
-		 * EINVAL): never walk past msg_controllen. */
-		if ((char *)fds > end)
-			break;
-		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (n > (size_t)(end - (char *)fds) / sizeof(int))
-			n = (size_t)(end - (char *)fds) / sizeof(int);
 		for (size_t i = 0; i < n; i++) {
 			int fd = map(fds[i]);
 
@@ -93,21 +104,17 @@ __attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssi
 static void rights_within_limit(struct msghdr *msg)
 {
 	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
-	char *start = msg->msg_control, *end = start + msg->msg_controllen;
+	char *start = msg->msg_control;
 	struct cmsghdr *c;
 
 	if (limit == UINT_MAX)
 		return;
 	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		int *fds = (int *)CMSG_DATA(c);
 		size_t n, i, space;
+		int *fds = rights_in(msg, c, &n);
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0) || (char *)fds > end)
+		if (!fds)
 			continue;
-		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		if (n > (size_t)(end - (char *)fds) / sizeof(int))
-			n = (size_t)(end - (char *)fds) / sizeof(int);
 		for (i = 0; i < n && (unsigned)fds[i] < limit; i++)
 			;
 		if (i == n)
