@@ -28,8 +28,6 @@
 
 #include "sys.h"
 
-/* Backing descriptors stay below 2^28 (they are stored in 28 bits). */
-#define BACKING_MAX PLACEMENT_BACKING_MAX
 
 /* The largest room above the limit, and the largest limit with room:
  * the kernel's table grows to the highest number in use, 8 bytes each. */
@@ -146,7 +144,7 @@ static void raise_once(void)
 /* fd as a backing descriptor: -EMFILE past what a slot can hold. */
 static int checked(int fd)
 {
-	if (fd > BACKING_MAX) {
+	if (fd > PLACEMENT_BACKING_MAX) {
 		ufd_sys_close(fd);
 		return -EMFILE;
 	}
