@@ -207,7 +207,7 @@ void ufd_log_fork_child(int released)
 static void line_start(struct line *l)
 {
 	put_str(l, "ufd[");
-	put_num(l, (unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0), 0);
+	put_num(l, (unsigned long)ufd_sys_getpid(), 0);
 	put_str(l, "] ");
 }
 

@@ -89,7 +89,7 @@ static int holds_posix_lock(int fd)
 		return 1; /* cannot tell: keep the locks safe */
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	q.pid = (unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	q.pid = (unsigned long)ufd_sys_getpid();
 	snprintf(q.id, sizeof(q.id), "%02x:%02x:%lu", major(st.st_dev),
 		 minor(st.st_dev), (unsigned long)st.st_ino);
 	found = ufd_proc_lines("/proc/locks", lock_line_matches, &q);

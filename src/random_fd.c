@@ -77,7 +77,7 @@ static uint64_t kernel_seed(void)
 
 	if (ufd_sys_getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (long)sizeof(seed))
 		seed ^= (uint64_t)(uintptr_t)&seed ^
-			((uint64_t)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0) << 32);
+			((uint64_t)ufd_sys_getpid() << 32);
 	return seed;
 }
 

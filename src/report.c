@@ -461,7 +461,7 @@ static void emit(const struct report *r)
 		o_str("{\"ufd\":\"report\",\"kind\":\"");
 		o_str(report_kind_name[r->kind]);
 		o_str("\",\"pid\":");
-		o_num((unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0));
+		o_num((unsigned long)ufd_sys_getpid());
 		o_str(",\"fd\":");
 		o_num((unsigned long)r->fd);
 		o_str(",\"refers_to\":");
@@ -474,7 +474,7 @@ static void emit(const struct report *r)
 		o_str("}\n");
 	} else {
 		o_str("==");
-		o_num((unsigned long)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0));
+		o_num((unsigned long)ufd_sys_getpid());
 		o_str("==ERROR: ufd: ");
 		o_str(report_kind_name[r->kind]);
 		o_str(": ");

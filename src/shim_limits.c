@@ -51,7 +51,7 @@ UFD_EARLY static unsigned shown_soft(void)
 /* Is pid this process, as prlimit reads it? */
 UFD_EARLY static int is_self(pid_t pid)
 {
-	return pid == 0 || pid == (pid_t)ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	return pid == 0 || pid == (pid_t)ufd_sys_getpid();
 }
 
 /*

@@ -164,6 +164,20 @@ struct ufd_iovec {
 	size_t len;
 };
 
+/* getpid(), with no argument register set.  Not to be cached: see
+ * ufd_sys_self_vm. */
+static inline long ufd_sys_getpid(void)
+{
+#if defined(__x86_64__)
+	long ret;
+
+	__asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
+	return ret;
+#else
+	return ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+#endif
+}
+
 /*
  * The loop of both: call is SYS_process_vm_readv (copy from `remote` to
  * `local`) or SYS_process_vm_writev (from `local` to `remote`).
@@ -176,7 +190,7 @@ static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
 	 * (_Fork, clone) could read its parent's memory at the same address,
 	 * and a vfork child filling the cache would fill its parent's.  One
 	 * cheap system call beside at least one costlier. */
-	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	long pid = ufd_sys_getpid();
 
 	while (done < len) {
 		unsigned long at = (unsigned long)remote + done;
@@ -224,24 +238,10 @@ static inline long ufd_sys_read_self_pieces(const struct ufd_iovec *local,
 					    const struct ufd_iovec *remote,
 					    unsigned long n)
 {
-	long pid = ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+	long pid = ufd_sys_getpid();
 
 	return ufd_sys6(SYS_process_vm_readv, pid, (long)local, (long)n,
 			(long)remote, (long)n, 0);
-}
-
-/* getpid(), with no argument register set.  Not to be cached: see
- * ufd_sys_self_vm. */
-static inline long ufd_sys_getpid(void)
-{
-#if defined(__x86_64__)
-	long ret;
-
-	__asm__ volatile("syscall" : "=a"(ret) : "a"((long)SYS_getpid) : "rcx", "r11", "memory");
-	return ret;
-#else
-	return ufd_sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
-#endif
 }
 
 /*
