@@ -22,7 +22,7 @@
  *   child_siginfo_handler    the child's SA_SIGINFO handler runs in the
  *                            child and does not replace the parent's
  *   child_exec               the child execs with an environment ufd
- *                            must rewrite (no LD_PRELOAD): the parent's
+ *                            must rewrite (a stale UFD_HANDOFF): the parent's
  *                            table is not left locked and the mapping the
  *                            child made for it is freed
  *   nested_vfork_forks       a vfork child's own vfork is a fork: the
@@ -256,11 +256,16 @@ static unsigned long mapped_bytes(void)
 
 START_TEST(child_exec)
 {
-	char *argv[] = { "true", NULL }, *envp[] = { "A=1", NULL };
+	/* A stale hand-off entry, which ufd drops: a new environment. */
+	char preload[4096], *argv[] = { "true", NULL },
+			    *envp[] = { preload, "UFD_HANDOFF=2;1;", NULL };
 	unsigned long before;
 	int status, v;
 	pid_t pid;
 
+	/* ufd's LD_PRELOAD as it is (the ASan runtime first, in that build). */
+	ck_assert_ptr_nonnull(getenv("LD_PRELOAD"));
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", getenv("LD_PRELOAD"));
 	stored = 0;
 	before = mapped_bytes();
 	pid = vfork();
