@@ -58,6 +58,7 @@ static struct {
 	int keeps_none; /* UFD_INHERIT=0: no virtual descriptor survives */
 	int file;	/* the memfd holding a list too long for the
 			 * environment, or -1 */
+	int any;	/* the table held a virtual descriptor or a mark */
 } exec_state = { .file = -1 };
 
 /* Does virtual descriptor slot value v survive the exec being prepared
@@ -213,38 +214,29 @@ static int handoff_to_file(char *entries, size_t len)
 	return 0;
 }
 
-int handoff_prepare(char **buf, size_t *len, int spawn, int keep)
+/* The hand-off text for an exec or spawn: into a new mapping, h->entry.
+ * Returns 0 (h->entry NULL if nothing survives) or -errno.  Table lock
+ * held. */
+static int write_entry(struct handoff *h, int spawn)
 {
 	char *p, *entries;
 	int err;
 	int64_t i;
 	unsigned handed = 0, marks = 0;
 
-	*buf = NULL;
-	*len = 0;
-	/* From a handler that interrupted a change to the table, hand off
-	 * nothing: the exec goes ahead as if every virtual descriptor were
-	 * close-on-exec. */
-	if (vfd_lock() < 0)
-		return 0;
 	/* "<vfd>=<backing>/<flags>/<dev>/<ino>," is at most
 	 * 10+1+9+1+1+1+20+1+20+1 characters. */
-	*len = 64 + 72 * (size_t)vfd_map.live + 16 * (size_t)vfd_mark_map.live;
-	p = ufd_sys_mmap(NULL, *len, PROT_READ | PROT_WRITE,
+	h->len = 64 + 72 * (size_t)vfd_map.live + 16 * (size_t)vfd_mark_map.live;
+	p = ufd_sys_mmap(NULL, h->len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ufd_sys_is_error((long)p)) {
-		vfd_unlock();
-		*len = 0;
+	if (ufd_sys_is_error((long)p))
 		return -ENOMEM;
-	}
-	*buf = p;
-	exec_state.spawn = spawn;
-	exec_state.keeps_none = !keep;
+	h->entry = p;
 	memcpy(p, HANDOFF_NAME "2;", strlen(HANDOFF_NAME "2;"));
 	p += strlen(HANDOFF_NAME "2;");
 	if (spawn)
 		*p++ = 's';
-	p = ufd_put_decimal(p, (unsigned long)getpid());
+	p = ufd_put_decimal(p, (unsigned long)ufd_sys_getpid());
 	*p++ = ';';
 	entries = p;
 	VFD_FOR_EACH_SLOT(&vfd_map, i, 0) {
@@ -280,34 +272,69 @@ int handoff_prepare(char **buf, size_t *len, int spawn, int keep)
 		marks++;
 	}
 	*p = '\0';
-	if ((size_t)(p - entries) > HANDOFF_INLINE_MAX &&
-	    (err = handoff_to_file(entries, (size_t)(p - entries) + 1)) < 0) {
-		ufd_sys_munmap(*buf, *len);
-		*buf = NULL;
-		*len = 0;
-		vfd_unlock();
-		return err;
-	}
-	set_inheritable(1, spawn);
-	/* The new program starts with the application's limit: backing
-	 * descriptors handed off are above it, where they stay. */
-	placement_exec(1);
 	UFD_LOG("%s: handing off %u virtual descriptors and %u close-on-fork "
 		"marks", spawn ? "spawn" : "exec", handed, marks);
+	if (!handed && !marks) {
+		ufd_sys_munmap(h->entry, h->len);
+		h->entry = NULL;
+		return 0;
+	}
+	if ((size_t)(p - entries) > HANDOFF_INLINE_MAX &&
+	    (err = handoff_to_file(entries, (size_t)(p - entries) + 1)) < 0) {
+		ufd_sys_munmap(h->entry, h->len);
+		h->entry = NULL;
+		return err;
+	}
 	return 0;
 }
 
-void handoff_done(char *buf, size_t len)
+int handoff_prepare(struct handoff *h, int spawn, int keep)
 {
-	if (!buf)
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	/* A vfork child has nothing to hand off (it cannot have a virtual
+	 * descriptor or a mark, vfd_table.h), and must not hold the table
+	 * through its exec: the lock would stay held in its parent's memory.
+	 * From a handler that interrupted a change to the table, hand off
+	 * nothing: the exec goes ahead as if every virtual descriptor were
+	 * close-on-exec. */
+	if (vfd_in_vfork_child() || vfd_lock() < 0)
+		return 0;
+	exec_state.spawn = spawn;
+	exec_state.keeps_none = !keep;
+	/* An empty table (most processes): no text, nothing to make
+	 * inheritable; the lock still keeps a first virtual descriptor, and
+	 * the raised limit it brings, from being made under the exec. */
+	exec_state.any = vfd_map.live || vfd_mark_map.live;
+	if (exec_state.any && (err = write_entry(h, spawn)) < 0) {
+		vfd_unlock();
+		return err;
+	}
+	h->held = 1;
+	if (exec_state.any)
+		set_inheritable(1, spawn);
+	/* The new program starts with the application's limit: backing
+	 * descriptors handed off are above it, where they stay. */
+	placement_exec(1);
+	return 0;
+}
+
+void handoff_done(struct handoff *h)
+{
+	if (!h->held)
 		return;
 	placement_exec(0);
-	set_inheritable(0, exec_state.spawn);
+	if (exec_state.any)
+		set_inheritable(0, exec_state.spawn);
 	if (exec_state.file >= 0) {
 		ufd_sys_close(exec_state.file);
 		exec_state.file = -1;
 	}
-	ufd_sys_munmap(buf, len);
+	if (h->entry)
+		ufd_sys_munmap(h->entry, h->len);
+	h->entry = NULL;
+	h->held = 0;
 	vfd_unlock();
 }
 

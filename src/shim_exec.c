@@ -92,11 +92,17 @@ UFD_STARTUP void ufd_exec_init(void)
 
 /* The new environment of one exec, and what to undo if it fails. */
 struct exec_env {
-	char *handoff;	    /* "UFD_HANDOFF=...", from handoff_prepare */
-	size_t handoff_len;
+	struct handoff handoff;
 	char **envp;	    /* the new array, in its own mapping */
 	size_t envp_len;
 };
+
+/* The environment a vfork child made for an exec: in its parent's memory,
+ * which a successful exec leaves to the parent to free (ufd_vfork_end). */
+static struct {
+	void *addr;
+	size_t len;
+} vfork_child_env;
 
 /*
  * Where ufd reads exec arguments.  Only here, in exec_env_make: the envp
@@ -242,10 +248,17 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 	return env_kinds(b);
 }
 
-/* strlen(s), or -EFAULT if s does not end in readable memory. */
-static long env_strlen(const char *s)
+/* Bytes of an LD_PRELOAD value read with its length: most values whole. */
+#define VALUE_HEAD 256
+
+/*
+ * strlen(s), or -EFAULT if s does not end in readable memory.  The first
+ * bytes read are left in head, and *whole says whether they are all of s
+ * with its NUL (then the caller need not read s again to look at it).
+ */
+static long env_strlen(const char *s, char head[VALUE_HEAD], int *whole)
 {
-	char chunk[256];
+	char chunk[VALUE_HEAD], *buf = head;
 	size_t len = 0;
 
 	for (;;) {
@@ -253,18 +266,32 @@ static long env_strlen(const char *s)
 		long n;
 		char *nul;
 
-		if (ask > sizeof(chunk))
-			ask = sizeof(chunk);
-		n = ufd_sys_read_self(chunk, s + len, ask);
+		if (ask > VALUE_HEAD)
+			ask = VALUE_HEAD;
+		n = ufd_sys_read_self(buf, s + len, ask);
 		if (n < 0)
 			return n;
-		nul = memchr(chunk, '\0', (size_t)n);
-		if (nul)
-			return (long)(len + (size_t)(nul - chunk));
+		nul = memchr(buf, '\0', (size_t)n);
+		if (nul) {
+			*whole = buf == head;
+			return (long)(len + (size_t)(nul - buf));
+		}
 		if ((size_t)n < ask)
 			return -EFAULT;
 		len += (size_t)n;
+		buf = chunk;
 	}
+}
+
+/* Free x's new environment (a failed exec, or one not needed after all). */
+static void env_unmap(struct exec_env *x)
+{
+	if (!x->envp)
+		return;
+	ufd_sys_munmap(x->envp, x->envp_len);
+	if (vfork_child_env.addr == x->envp)
+		vfork_child_env.addr = NULL;
+	x->envp = NULL;
 }
 
 /*
@@ -286,9 +313,9 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	const char *preload = NULL;
 	size_t n = 0, i, j, k = 0, text_len = 0;
 	long value_len = 0;
-	int handing_off, add_ufd, stale = 0, err;
+	int handing_off, add_ufd, stale = 0, whole = 0, err;
 	struct env_batch b;
-	char **v, *text;
+	char **v, *text, head[VALUE_HEAD];
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
@@ -306,18 +333,22 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 			break;
 		}
 	}
-	if (preload && (value_len = env_strlen(preload + preload_name)) < 0)
-		return 0;
+	if (preload) {
+		value_len = env_strlen(preload + preload_name, head, &whole);
+		if (value_len < 0)
+			return 0;
+	}
 
 	/* Also without UFD_INHERIT: the table locked and the application's
 	 * RLIMIT_NOFILE for the exec, and no virtual descriptor kept. */
-	err = handoff_prepare(&x->handoff, &x->handoff_len, spawn, keep);
+	err = handoff_prepare(&x->handoff, spawn, keep);
 	if (err < 0)
 		return err;
-	/* An empty hand-off ends with the ';' after the pid. */
-	handing_off = ufd_settings.inherit && x->handoff &&
-		      x->handoff[strlen(x->handoff) - 1] != ';';
-	add_ufd = ufd_settings.inherit && (preloaded > 0 || handing_off) && self_path[0];
+	handing_off = ufd_settings.inherit && x->handoff.entry;
+	/* ufd listed already (a process of a preloaded program, mostly): no
+	 * new environment, unless descriptors are handed off. */
+	add_ufd = ufd_settings.inherit && (preloaded > 0 || handing_off) &&
+		  self_path[0] && !(preload && whole && lists_ufd(head));
 	if (!handing_off && !add_ufd && !stale)
 		return 0;
 
@@ -327,11 +358,15 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	v = ufd_sys_mmap(NULL, x->envp_len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ufd_sys_is_error((long)v)) {
-		handoff_done(x->handoff, x->handoff_len);
-		x->handoff = NULL;
+		handoff_done(&x->handoff);
 		return -ENOMEM;
 	}
 	x->envp = v;
+	/* A vfork child's successful exec leaves it to the parent. */
+	if (vfd_in_vfork_child()) {
+		vfork_child_env.addr = v;
+		vfork_child_env.len = x->envp_len;
+	}
 	text = (char *)(v + n + 3);
 	memcpy(text, PRELOAD_VAR "=", preload_name);
 	if (preload && ufd_sys_read_self(text + preload_name, preload + preload_name,
@@ -341,8 +376,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	if (preload && lists_ufd(text + preload_name))
 		add_ufd = 0;
 	if (!handing_off && !add_ufd && !stale) {
-		ufd_sys_munmap(x->envp, x->envp_len);
-		x->envp = NULL;
+		env_unmap(x);
 		return 0;
 	}
 	if (add_ufd) {
@@ -368,14 +402,14 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 				v[k++] = b.e[j];
 	}
 	if (handing_off)
-		v[k++] = x->handoff;
+		v[k++] = x->handoff.entry;
 	v[k] = NULL;
 	*out = v;
 	return 0;
 
 unreadable:
-	ufd_sys_munmap(x->envp, x->envp_len);
-	handoff_done(x->handoff, x->handoff_len);
+	env_unmap(x);
+	handoff_done(&x->handoff);
 	memset(x, 0, sizeof(*x));
 	return 0;
 }
@@ -383,9 +417,8 @@ unreadable:
 /* After an exec that returned (failed), or a spawn: as before, errno kept. */
 static void exec_env_done(struct exec_env *x)
 {
-	if (x->envp)
-		ufd_sys_munmap(x->envp, x->envp_len);
-	handoff_done(x->handoff, x->handoff_len);
+	env_unmap(x);
+	handoff_done(&x->handoff);
 }
 
 /* Run `call` (an expression using env_) with the new environment made
@@ -409,16 +442,119 @@ static void exec_env_done(struct exec_env *x)
 /* ---- vfork ---- */
 
 /*
- * A vfork child shares the parent's memory, ufd's table included, so a
- * close or dup2 it makes through ufd (CPython's subprocess does, between
- * vfork and exec) would change the parent's table.  POSIX lets vfork be
- * fork, and so it is here.  (posix_spawn's internal vfork-style child runs
- * only glibc's internal calls, which ufd does not see.)
+ * A real vfork where the child may share the parent's memory
+ * (vfd_vfork_begin: nothing of ufd's in play, one thread); fork otherwise,
+ * which POSIX allows, since a vfork child that closes or dup2s through ufd
+ * (CPython's subprocess does, between vfork and exec) would change the
+ * parent's table.  Shells run every command with vfork: fork there costs
+ * each command its page tables and copy-on-write faults.
+ *
+ * In assembly, because the child returns from vfork on its parent's stack
+ * and then calls on it, overwriting whatever a C wrapper's frame held
+ * there: the parent's way back must not be in memory.  As glibc's own
+ * vfork does, the return address is held in a register across the system
+ * call (x86_64: popped into rdi, which the kernel keeps; aarch64: x30).
+ * The child returns at once; the parent, whose stack is its own again
+ * once the child has exec'd or exited, tail-calls vfork_end.
+ * (posix_spawn's internal vfork-style child runs only glibc's internal
+ * calls, which ufd does not see.)
  */
-UFD_PUBLIC pid_t vfork(void)
+
+/* Before the system call, in the parent: 1 for a real vfork, 0 to fork. */
+__attribute__((used)) int ufd_vfork_begin(void);
+__attribute__((used)) int ufd_vfork_begin(void)
+{
+	return vfd_vfork_begin();
+}
+
+/* In the parent, once the child has exec'd or exited (ret its pid), or the
+ * system call failed (-errno): vfork's return value. */
+__attribute__((used)) pid_t ufd_vfork_end(long ret);
+__attribute__((used)) pid_t ufd_vfork_end(long ret)
+{
+	if (vfork_child_env.addr) {
+		ufd_sys_munmap(vfork_child_env.addr, vfork_child_env.len);
+		vfork_child_env.addr = NULL;
+	}
+	vfd_vfork_end();
+	return ufd_ret(ret);
+}
+
+/* vfork where the child may not share the memory. */
+__attribute__((used)) pid_t ufd_vfork_fork(void);
+__attribute__((used)) pid_t ufd_vfork_fork(void)
 {
 	return fork();
 }
+
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, @function\n"
+	"vfork:\n"
+	".cfi_startproc\n"
+#ifdef __CET__
+	"endbr64\n"
+#endif
+	"subq $8, %rsp\n"
+	".cfi_adjust_cfa_offset 8\n"
+	"call ufd_vfork_begin\n"
+	"addq $8, %rsp\n"
+	".cfi_adjust_cfa_offset -8\n"
+	"testl %eax, %eax\n"
+	"jz ufd_vfork_fork\n"
+	"popq %rdi\n"
+	".cfi_adjust_cfa_offset -8\n"
+	".cfi_register %rip, %rdi\n"
+	"movl $58, %eax\n" /* SYS_vfork */
+	"syscall\n"
+	"pushq %rdi\n"
+	".cfi_adjust_cfa_offset 8\n"
+	".cfi_rel_offset %rip, 0\n"
+	"testq %rax, %rax\n"
+	"jz 1f\n"
+	"movq %rax, %rdi\n"
+	"jmp ufd_vfork_end\n"
+	"1: ret\n"
+	".cfi_endproc\n"
+	".size vfork, .-vfork\n");
+#elif defined(__aarch64__)
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, %function\n"
+	".p2align 2\n"
+	"vfork:\n"
+	".cfi_startproc\n"
+#ifdef __ARM_FEATURE_BTI_DEFAULT
+	"bti c\n"
+#endif
+	"stp x29, x30, [sp, #-16]!\n"
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset x29, -16\n"
+	".cfi_offset x30, -8\n"
+	"mov x29, sp\n"
+	"bl ufd_vfork_begin\n"
+	"ldp x29, x30, [sp], #16\n"
+	".cfi_restore x30\n"
+	".cfi_restore x29\n"
+	".cfi_def_cfa_offset 0\n"
+	"cbz w0, 2f\n"
+	"mov x0, #0x4111\n" /* CLONE_VM | CLONE_VFORK | SIGCHLD */
+	"mov x1, #0\n"
+	"mov x2, #0\n"
+	"mov x3, #0\n"
+	"mov x4, #0\n"
+	"mov x8, #220\n" /* SYS_clone */
+	"svc #0\n"
+	"cbz x0, 1f\n"
+	"b ufd_vfork_end\n"
+	"1: ret\n"
+	"2: b ufd_vfork_fork\n"
+	".cfi_endproc\n"
+	".size vfork, .-vfork\n");
+#else
+#error "ufd: vfork is written for x86_64 and aarch64 only"
+#endif
 
 /* ---- the exec family ---- */
 

@@ -150,12 +150,25 @@ UFD_EARLY static void trampoline(int sig, siginfo_t *info, void *uc)
 		h(sig, info, uc);
 }
 
-/* Does a new action with handler h and flags need the trampoline? */
+/* Is this a vfork child in its parent's memory (vfd_table.h)?  Written
+ * out, not vfd_in_vfork_child: an inline function the compiler leaves out
+ * of line would be instrumented. */
+UFD_EARLY static int in_vfork_child(void)
+{
+	int parent = __atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
+
+	return parent && vfd_vfork_child_of(parent);
+}
+
+/* Does a new action with handler h and flags need the trampoline?  Not in
+ * a vfork child: `handlers` is its parent's, and the child has no virtual
+ * descriptor whose si_fd would need it (it cannot make one). */
 UFD_EARLY static int wants_trampoline(int sig, void *h, unsigned long flags)
 {
 	return sig > 0 && sig < _NSIG && sig != SIGKILL && sig != SIGSTOP &&
 	       (flags & SA_SIGINFO) && h != (void *)SIG_DFL &&
-	       h != (void *)SIG_IGN && h != (void *)trampoline;
+	       h != (void *)SIG_IGN && h != (void *)trampoline &&
+	       !in_vfork_child();
 }
 
 /* The program's handler for an old action whose handler is the kernel's

@@ -585,6 +585,8 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
+	if (vfd_in_vfork_child())
+		return -EBUSY;
 	vfd_init();
 	/*
 	 * The common case (random, a new backing descriptor): the backing
@@ -674,12 +676,20 @@ __attribute__((noinline, cold)) static int create_failed(int backing, int64_t id
 
 /*
  * The single-threaded paths' condition besides __libc_single_threaded:
- * the table is set up and the log is off (their lines and its hold are
- * left to the general paths).  Set by init_maps, cleared by vfd_start if
- * the constructor turned the log on after that.
+ * the table is set up, the log is off (their lines and its hold are
+ * left to the general paths), and no vfork is under way (its child's
+ * creations are refused on the general path: vfd_vfork_begin).  Set by
+ * init_maps, cleared by vfd_start if the constructor turned the log on
+ * after that; cleared and set again around a vfork.
  */
 static int alone_ok;
 static int init_done; /* the maps are set up (init_maps) */
+
+/* alone_ok's value once the maps are set up. */
+static int alone_may(void)
+{
+	return !ufd_log_on && !__atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
+}
 static void init_maps(void);
 
 static inline __attribute__((always_inline)) int alone(void)
@@ -904,6 +914,8 @@ int vfd_real_set_flags(int fd, uint32_t flags)
 		unmark(fd);
 		return 0;
 	}
+	if (vfd_in_vfork_child())
+		return -EBUSY;
 	vfd_init();
 	if (vfd_lock() < 0)
 		return -EBUSY;
@@ -1002,6 +1014,8 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 {
 	int moved, r;
 
+	if (mark && vfd_in_vfork_child())
+		return -EBUSY;
 	vfd_init();
 	if (block_makers() < 0 || vfd_lock() < 0) {
 		/* From a handler that interrupted a change to the table in
@@ -1183,6 +1197,60 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 }
 
 
+/* ---- vfork (vfd_table.h) ---- */
+
+/* The pid of the process whose thread is in a real vfork, or 0: the child
+ * is a process of another pid in the same memory.  A pid, not a flag: a
+ * signal handler of the parent's thread, which may run just before the
+ * vfork system call or just after it returns, must not take itself for the
+ * child. */
+int vfd_vfork_parent;
+/* vfd_vfork_begin calls returning 1 not yet ended (a handler's vfork inside
+ * another's): only the parent's thread changes it. */
+static unsigned vfork_depth;
+
+int vfd_vfork_begin(void)
+{
+	int pid;
+
+	/* Nothing of ufd's in play (vfd_table.h), and no change to the table
+	 * under way in this thread (a handler that interrupted one). */
+	if (!single_threaded() || vfd_in_vfork_child() ||
+	    ufd_settings.newfd_work || ufd_settings.log ||
+	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX ||
+	    __atomic_load_n(&vfd_map.live, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&vfd_mark_map.live, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&table_lock, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&making, __ATOMIC_RELAXED))
+		return 0;
+	pid = (int)ufd_sys_getpid();
+	if (vfork_depth++ == 0) {
+		__atomic_store_n(&vfd_vfork_parent, pid, __ATOMIC_RELAXED);
+		/* Creations and closes take the general paths until the end,
+		 * where vfd_create_placed refuses the child's. */
+		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);
+	}
+	/* Set before the vfork's system call, whatever the compiler does. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+void vfd_vfork_end(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (--vfork_depth == 0) {
+		__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
+	}
+}
+
+/* Uninstrumented: sigaction calls it (vfd_table.h). */
+__attribute__((no_sanitize("address", "thread", "undefined")))
+int vfd_vfork_child_of(int parent)
+{
+	return (int)ufd_sys_getpid() != parent;
+}
+
 /* ---- fork ---- */
 
 /* Whether fork_prepare took the lock (it cannot from a handler that
@@ -1219,6 +1287,11 @@ static void fork_child(void)
 	int64_t idx;
 
 	tid_cache = 0;
+	/* A fork from a vfork child, or from a handler inside a vfork: this
+	 * child has memory of its own. */
+	vfork_depth = 0;
+	__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
 	ufd_log_fork_child(fork_locked);
 	/* The other threads are not in the child, nor are their makers and
 	 * blockers.  This thread's maker, if a handler forked in the middle
@@ -1291,7 +1364,7 @@ static void init_maps(void)
 	if (!ufd_settings.seed_fixed)
 		fdmap_seed_later(&vfd_map, kernel_seed);
 	fdmap_init(&vfd_mark_map, FD_UNSEQ_BASE, 0);
-	__atomic_store_n(&alone_ok, !ufd_log_on, __ATOMIC_RELAXED);
+	__atomic_store_n(&alone_ok, alone_may(), __ATOMIC_RELAXED);
 	__atomic_store_n(&init_done, 1, __ATOMIC_RELEASE);
 }
 

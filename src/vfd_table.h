@@ -225,6 +225,45 @@ void vfd_init(void);
 void vfd_start(void);
 
 /*
+ * vfork.  A vfork child runs in its parent's memory, ufd's table included,
+ * until it execs or exits, while the parent's thread waits.  A real vfork
+ * is made only while nothing of ufd's is in play: no virtual descriptor,
+ * no close-on-fork mark, the kernel's RLIMIT_NOFILE the application's, no
+ * setting that concerns new descriptors (UFD_CLOEXEC, UFD_MODE,
+ * UFD_REPORT), no log, and a single thread, so that the table cannot
+ * change under the child but by the child itself.  Whatever the child does
+ * through ufd must then leave no trace in that memory once it is gone:
+ * what would (a virtual descriptor, a close-on-fork mark) is refused with
+ * -EBUSY (vfd_create, vfd_real_set_flags, vfd_real_dup with a mark), and
+ * the shim above installs SA_SIGINFO handlers and execs without the
+ * table.  Everything else the child may call leaves the memory as it found
+ * it: locks taken and let go within a call, a first set-up of the maps.
+ *
+ * vfd_vfork_begin, in the parent just before the vfork: 1 if the child may
+ * share the memory (vfd_vfork_end must follow in the parent once the
+ * vfork returns there, whether it made a child or failed), or 0: the caller
+ * forks instead.  A signal handler may vfork inside another vfork's
+ * begin and end.  Async-signal-safe, lock-free; one getpid.
+ *
+ * vfd_in_vfork_child: is the caller a vfork child sharing its parent's
+ * memory (after vfd_vfork_begin returned 1)?  One load when no vfork is
+ * under way (the common case), else one getpid.  Async-signal-safe and
+ * uninstrumented (from sigaction, which may run before a sanitizer's
+ * runtime is ready: it is only ever called when vfd_vfork_parent is set).
+ */
+extern int vfd_vfork_parent __attribute__((visibility("hidden")));
+int vfd_vfork_begin(void);
+void vfd_vfork_end(void);
+int vfd_vfork_child_of(int parent);
+
+static inline int vfd_in_vfork_child(void)
+{
+	int parent = __atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
+
+	return __builtin_expect(parent != 0, 0) && vfd_vfork_child_of(parent);
+}
+
+/*
  * Create a virtual descriptor duplicating real descriptor real_fd, placed
  * as where and at say (at is a virtual descriptor number, ignored for
  * VFD_AT_RANDOM), with VFD_* flags.  real_fd is left as it was.

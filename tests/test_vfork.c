@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Description: vfork under ufd.  A real vfork (the child runs in its
+ * parent's memory, as the kernel's vfork does without ufd) while nothing
+ * of ufd's is in play; fork while the process holds a virtual descriptor
+ * or a close-on-fork mark, or has had a second thread; and in a child
+ * that shares the memory, nothing ufd does outlives the child there:
+ *
+ *   shares_memory            nothing in play: the child's store is seen
+ *                            by the parent (the kernel's vfork, as
+ *                            without ufd)
+ *   forks_with_virtual       a virtual descriptor open: a fork (the
+ *                            child's store is not seen); still once it is
+ *                            closed, since the kernel's limit stays raised
+ *                            over the room for backing descriptors
+ *   forks_with_mark          a close-on-fork mark on a real descriptor
+ *   forks_with_threads       a second thread was ever made
+ *   child_cannot_make        the child's nonseqfd, open(O_UNSEQFD),
+ *                            dup2(FD_UNSEQ_ALLOC), FD_CLOFORK, dup3
+ *                            (O_CLOFORK) fail with EBUSY; the parent's
+ *                            table and descriptors are as before
+ *   child_siginfo_handler    the child's SA_SIGINFO handler runs in the
+ *                            child and does not replace the parent's
+ *   child_exec               the child execs with an environment ufd
+ *                            must rewrite (a stale UFD_HANDOFF): the parent's
+ *                            table is not left locked and the mapping the
+ *                            child made for it is freed
+ *   nested_vfork_forks       a vfork child's own vfork is a fork: the
+ *                            grandchild has memory of its own and may
+ *                            make virtual descriptors
+ *
+ * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
+ * own (Check's default), a single-threaded process with no virtual
+ * descriptor when it starts.
+ */
+#define _GNU_SOURCE
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ufd.h"
+#include "ufd_check.h"
+#include "ufd_test.h"
+
+extern char **environ;
+
+/* What a vfork child stores, for its parent to read if they share. */
+static volatile int stored;
+
+/* vfork; the child stores 1 in `stored` and exits.  Returns whether the
+ * parent sees the store: whether the two shared their memory. */
+static int child_store_seen(void)
+{
+	int status;
+	pid_t pid;
+
+	stored = 0;
+	pid = vfork();
+	if (pid == 0) {
+		stored = 1;
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	return stored;
+}
+
+/* The kernel's count of this process's open descriptors. */
+static int kernel_fds(void)
+{
+	char buf[4096];
+	int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+			       O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	long got;
+
+	ck_assert_int_ge(dir, 0);
+	while ((got = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0)
+		for (long at = 0; at < got;) {
+			unsigned short reclen;
+
+			memcpy(&reclen, buf + at + 16, sizeof(reclen));
+			n += buf[at + 19] != '.';
+			at += reclen;
+		}
+	syscall(SYS_close, dir);
+	return n - 1; /* not dir itself */
+}
+
+START_TEST(shares_memory)
+{
+	ck_assert_msg(child_store_seen(), "vfork did not share the memory");
+}
+END_TEST
+
+START_TEST(forks_with_virtual)
+{
+	int v = api_nonseqfd(0, 0);
+
+	ck_assert_int_ge(v, FD_UNSEQ_BASE);
+	ck_assert_msg(!child_store_seen(), "shared with a virtual descriptor open");
+	ck_assert_int_eq(close(v), 0);
+	ck_assert_msg(!child_store_seen(), "shared with the limit raised");
+}
+END_TEST
+
+START_TEST(forks_with_mark)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fcntl(fd, F_SETFD, FD_CLOFORK), 0);
+	ck_assert_msg(!child_store_seen(), "shared with a close-on-fork mark");
+	ck_assert_int_eq(close(fd), 0);
+}
+END_TEST
+
+static void *idle(void *arg)
+{
+	return arg;
+}
+
+START_TEST(forks_with_threads)
+{
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, idle, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_msg(!child_store_seen(), "shared in a process that had threads");
+}
+END_TEST
+
+/* The child's results, in the memory it shares with the parent. */
+static volatile int results[5], errnos[5];
+
+START_TEST(child_cannot_make)
+{
+	int fd = open("/dev/null", O_RDONLY), before, status, v;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	before = kernel_fds();
+	pid = vfork();
+	if (pid == 0) {
+		int r[5];
+
+		errno = 0;
+		r[0] = api_nonseqfd(fd, 0);
+		errnos[0] = errno;
+		r[1] = open("/dev/null", O_RDONLY | O_UNSEQFD);
+		errnos[1] = errno;
+		r[2] = dup2(fd, (int)FD_UNSEQ_ALLOC);
+		errnos[2] = errno;
+		r[3] = fcntl(fd, F_SETFD, FD_CLOFORK);
+		errnos[3] = errno;
+		r[4] = dup3(fd, 100, O_CLOFORK);
+		errnos[4] = errno;
+		for (int i = 0; i < 5; i++)
+			results[i] = r[i];
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (int i = 0; i < 5; i++) {
+		ck_assert_msg(results[i] == -1 && errnos[i] == EBUSY,
+			      "call %d in the vfork child: %d (%s)", i, results[i],
+			      strerror(errnos[i]));
+	}
+	/* Nothing in the parent's table or descriptors. */
+	ck_assert_int_eq(kernel_fds(), before);
+	ck_assert_int_eq(fcntl(fd, F_GETFD) & FD_CLOFORK, 0);
+	ck_assert_int_eq(fcntl(100, F_GETFD), -1);
+	ck_assert_msg(child_store_seen(), "the child's attempts left something in play");
+	v = api_nonseqfd(fd, 0);
+	ck_assert_int_ge(v, FD_UNSEQ_BASE);
+	ck_assert_int_eq(close(v), 0);
+	ck_assert_int_eq(close(fd), 0);
+}
+END_TEST
+
+static volatile int parent_ran, child_ran;
+
+static void parent_handler(int sig, siginfo_t *info, void *uc)
+{
+	(void)sig, (void)info, (void)uc;
+	parent_ran++;
+}
+
+static void child_handler(int sig, siginfo_t *info, void *uc)
+{
+	(void)sig, (void)info, (void)uc;
+	child_ran++;
+}
+
+START_TEST(child_siginfo_handler)
+{
+	struct sigaction act = { .sa_sigaction = parent_handler,
+				 .sa_flags = SA_SIGINFO }, old;
+	int status;
+	pid_t pid;
+
+	ck_assert_int_eq(sigaction(SIGUSR1, &act, NULL), 0);
+	pid = vfork();
+	if (pid == 0) {
+		struct sigaction mine = { .sa_sigaction = child_handler,
+					  .sa_flags = SA_SIGINFO };
+
+		if (sigaction(SIGUSR1, &mine, NULL) != 0 || raise(SIGUSR1) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(child_ran, 1);
+	ck_assert_int_eq(parent_ran, 0);
+	ck_assert_int_eq(sigaction(SIGUSR1, NULL, &old), 0);
+	ck_assert(old.sa_sigaction == parent_handler);
+	ck_assert_int_eq(raise(SIGUSR1), 0);
+	ck_assert_int_eq(parent_ran, 1);
+	ck_assert_int_eq(child_ran, 1);
+}
+END_TEST
+
+/* The bytes of this process's mappings, from /proc/self/maps read with
+ * raw calls (no stdio buffer mapped meanwhile). */
+static unsigned long mapped_bytes(void)
+{
+	static char buf[1 << 16];
+	unsigned long total = 0, from, to;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/maps",
+			      O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	long got;
+
+	ck_assert_int_ge(fd, 0);
+	while ((got = syscall(SYS_read, fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)got;
+	syscall(SYS_close, fd);
+	ck_assert_uint_lt(len, sizeof(buf) - 1);
+	buf[len] = '\0';
+	for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (sscanf(line, "%lx-%lx", &from, &to) == 2)
+			total += to - from;
+	return total;
+}
+
+START_TEST(child_exec)
+{
+	/* A stale hand-off entry, which ufd drops: a new environment. */
+	char preload[4096], *argv[] = { "true", NULL },
+			    *envp[] = { preload, "UFD_HANDOFF=2;1;", NULL };
+	unsigned long before;
+	int status, v;
+	pid_t pid;
+
+	/* ufd's LD_PRELOAD as it is (the ASan runtime first, in that build). */
+	ck_assert_ptr_nonnull(getenv("LD_PRELOAD"));
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", getenv("LD_PRELOAD"));
+	stored = 0;
+	before = mapped_bytes();
+	pid = vfork();
+	if (pid == 0) {
+		stored = 1;
+		execve("/bin/true", argv, envp);
+		_exit(127);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "/bin/true: status %#x", status);
+	ck_assert_msg(stored, "vfork did not share the memory");
+	ck_assert_uint_eq(mapped_bytes(), before);
+	/* The table is not held by the child's exec. */
+	v = api_nonseqfd(0, 0);
+	ck_assert_int_ge(v, FD_UNSEQ_BASE);
+	ck_assert_int_eq(close(v), 0);
+}
+END_TEST
+
+static volatile int grandchild_stored, grandchild_made;
+
+START_TEST(nested_vfork_forks)
+{
+	int status;
+	pid_t pid;
+
+	grandchild_stored = 0;
+	grandchild_made = -1;
+	pid = vfork();
+	if (pid == 0) {
+		int inner_status;
+		pid_t inner = vfork();
+
+		if (inner == 0) {
+			int v = api_nonseqfd(0, 0);
+
+			grandchild_stored = 1;
+			_exit(v >= (int)FD_UNSEQ_BASE ? 0 : 1);
+		}
+		if (inner < 0 || waitpid(inner, &inner_status, 0) != inner)
+			_exit(2);
+		grandchild_made = WIFEXITED(inner_status) && WEXITSTATUS(inner_status) == 0;
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(!grandchild_stored, "the inner vfork shared the memory");
+	ck_assert_msg(grandchild_made == 1, "the grandchild could not make a virtual descriptor");
+	ck_assert_msg(child_store_seen(), "the outer vfork left something in play");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("vfork");
+	TCase *tc = tcase_create("vfork");
+
+	load_api(1);
+	tcase_add_test(tc, shares_memory);
+	tcase_add_test(tc, forks_with_virtual);
+	tcase_add_test(tc, forks_with_mark);
+	tcase_add_test(tc, forks_with_threads);
+	tcase_add_test(tc, child_cannot_make);
+	tcase_add_test(tc, child_siginfo_handler);
+	tcase_add_test(tc, child_exec);
+	tcase_add_test(tc, nested_vfork_forks);
+	suite_add_tcase(s, tc);
+	return ufd_test_run_suite(s);
+}
