@@ -160,33 +160,62 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return recvmsg_slow(fd, msg, flags);
 }
 
-/* Does one of the n headers (memory ufd may read) have control data that
- * may hold a descriptor?  Only if the OR of their lengths is that large:
- * an instruction a header, in blocks of 8 at constant offsets. */
-static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+/* Messages whose headers sendmmsg reads in one system call: less than
+ * 4 KiB of them, as ufd_sys_read_self_span reads.  Also the headers of a
+ * block of mmsg_control_or. */
+#define MMSG_BATCH 32
+
+/*
+ * The OR of the control lengths of the k (<= MMSG_BATCH) headers at h
+ * (memory ufd may read): a jump into a straight run of one instruction a
+ * header, last first (no loop to enter and leave).
+ */
+static inline __attribute__((always_inline)) size_t
+mmsg_control_or(const struct mmsghdr *h, unsigned int k)
 {
-	const struct mmsghdr *h = head, *blocks_end = head + (n & ~7U), *end = head + n;
 	size_t any = 0;
 
-	for (; h != blocks_end; h += 8)
-#pragma GCC unroll 8
-		for (int k = 0; k < 8; k++)
-			any |= h[k].msg_hdr.msg_controllen;
-	for (; h != end; h++)
-		any |= h->msg_hdr.msg_controllen;
+#define MMSG_OR1(i)                                          \
+	case (i) + 1:                                        \
+		any |= h[i].msg_hdr.msg_controllen;          \
+		__attribute__((fallthrough));
+#define MMSG_OR4(i) MMSG_OR1((i) + 3) MMSG_OR1((i) + 2) MMSG_OR1((i) + 1) MMSG_OR1(i)
+#define MMSG_OR16(i) MMSG_OR4((i) + 12) MMSG_OR4((i) + 8) MMSG_OR4((i) + 4) MMSG_OR4(i)
+	switch (k) {
+		MMSG_OR16(16)
+		MMSG_OR16(0)
+	default:
+		break;
+	}
+#undef MMSG_OR16
+#undef MMSG_OR4
+#undef MMSG_OR1
+	return any;
+}
+
+/* Does one of the n headers (memory ufd may read) have control data that
+ * may hold a descriptor?  Only if the OR of their lengths is that large:
+ * an instruction a header. */
+static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+{
+	size_t any = mmsg_control_or(head, n % MMSG_BATCH);
+
+	for (const struct mmsghdr *h = head + n % MMSG_BATCH, *end = head + n; h != end;
+	     h += MMSG_BATCH)
+		any |= mmsg_control_or(h, MMSG_BATCH);
 	return any >= sizeof(struct cmsghdr);
 }
 
-/* The descriptors recvmmsg received into the r messages of vec (the
- * kernel has written their headers), as new ones; returns r. */
+/* The descriptors recvmmsg received into the r (> 0) messages of vec (the
+ * kernel has written their headers), as new ones; returns r.  Out of
+ * line: only for headers with control data (mmsg_any_control). */
 __attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
 {
-	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
-		for (int i = 0; i < r; i++) {
-			rights_within_limit(&vec[i].msg_hdr);
-			if (rights_are_new())
-				map_rights(&vec[i].msg_hdr, received_mmsg, 1);
-		}
+	for (int i = 0; i < r; i++) {
+		rights_within_limit(&vec[i].msg_hdr);
+		if (rights_are_new())
+			map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	}
 	return r;
 }
 
@@ -199,7 +228,9 @@ __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	return mmsg_received(vec, r);
+	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
+		return mmsg_received(vec, r);
+	return r;
 }
 
 UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
@@ -295,10 +326,6 @@ __attribute__((noinline)) static long read_self_slow(void *dst, const void *src,
 	return ufd_sys_read_self(dst, src, len);
 }
 
-/* Messages whose headers sendmmsg reads in one system call: less than
- * 4 KiB of them, as ufd_sys_read_self_span reads. */
-#define MMSG_BATCH 32
-
 /* The first of the n headers (ufd's copies) whose message carries a
  * virtual or a backing descriptor, or n.  Out of line: rare. */
 __attribute__((noinline)) static unsigned int mmsg_rights(const struct mmsghdr *head,
@@ -355,6 +382,22 @@ mmsg_first_to_translate(const struct mmsghdr *vec, unsigned int n)
 }
 
 /*
+ * The common case of mmsg_first_to_translate: are vec's n messages (0 < n
+ * <= MMSG_BATCH) readable whole, none with control data that may hold a
+ * descriptor?  Then none carries one to translate.  Else 0, for the
+ * general walk.  One straight read, with no state kept for a next batch.
+ */
+static inline __attribute__((always_inline)) int
+mmsg_batch_plain(const struct mmsghdr *vec, unsigned int n)
+{
+	struct mmsghdr head[MMSG_BATCH];
+	size_t len = (n - 1) * sizeof(*vec) + sizeof(struct msghdr);
+
+	return ufd_sys_read_self_span(head, vec, len) == (long)len &&
+	       mmsg_control_or(head, n) < sizeof(struct cmsghdr);
+}
+
+/*
  * sendmmsg on fd (translated) in a process that holds virtual descriptors,
  * out of line (the wrapper's common case keeps no frame).  The messages
  * before the first that carries a virtual SCM_RIGHTS descriptor go in one
@@ -363,8 +406,8 @@ mmsg_first_to_translate(const struct mmsghdr *vec, unsigned int n)
  * second time), with sendmmsg's own result rules (the count sent, or -1 if
  * the first message failed).
  */
-__attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
-						      unsigned int n, int flags)
+__attribute__((noinline)) static int sendmmsg_translated(int fd, struct mmsghdr *vec,
+							 unsigned int n, int flags)
 {
 	unsigned int i, first = mmsg_first_to_translate(vec, n);
 
@@ -388,6 +431,29 @@ __attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *ve
 			return i ? (int)i : ufd_ret(-EFAULT);
 	}
 	return (int)n;
+}
+
+/* sendmmsg_translated, with the common batch (mmsg_batch_plain) first,
+ * in a small frame that calls nothing before the real call. */
+__attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
+						      unsigned int n, int flags)
+{
+	/* The arguments in memory across the read's system calls, which
+	 * leave no argument register free for them: read back after, rather
+	 * than held in saved registers. */
+	volatile struct {
+		struct mmsghdr *vec;
+		unsigned int n;
+		int fd, flags;
+	} c;
+
+	c.vec = vec;
+	c.n = n;
+	c.fd = fd;
+	c.flags = flags;
+	if (n - 1 < MMSG_BATCH && mmsg_batch_plain(vec, n))
+		return UFD_REAL(sendmmsg)(c.fd, c.vec, c.n, c.flags);
+	return sendmmsg_translated(c.fd, c.vec, c.n, c.flags);
 }
 
 UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
