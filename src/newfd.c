@@ -29,8 +29,12 @@ int newfd_posix_locks;
 
 void newfd_note_posix_lock(void)
 {
-	if (!__atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&newfd_posix_locks, 1, __ATOMIC_RELAXED);
+		/* newfd_virtual_or_close's inline path no longer moves
+		 * a descriptor unchecked. */
+		placement_guard_moves();
+	}
 }
 
 /* The next space-separated word at *s, advanced past; its length. */

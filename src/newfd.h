@@ -95,17 +95,34 @@ int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec);
  */
 int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call);
 
-static inline int newfd_virtual_or_close_unreported(int fd, unsigned flags,
-						    enum ufd_call call)
+/*
+ * Is r, the result of a call that makes a descriptor, one that
+ * newfd_virtual_or_close's inline path takes: a descriptor, below
+ * placement_move_guard (no record locks taken, fd not guarded)?
+ * Lock-free.
+ */
+static inline int newfd_movable(int r)
 {
-	int vfd;
+	return (unsigned)r < __atomic_load_n(&placement_move_guard, __ATOMIC_RELAXED);
+}
 
-	if (__builtin_expect(newfd_posix_locks_taken() || vfd_guarded(fd), 0))
-		return newfd_virtual_or_close_any(fd, flags, call);
-	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
+/* That inline path, for fd newfd_movable: a virtual descriptor made at
+ * random with VFD_* flags, or -errno; fd closed either way. */
+static inline int newfd_move_virtual(int fd, unsigned flags)
+{
+	int vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
+
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);
 	return vfd;
+}
+
+static inline int newfd_virtual_or_close_unreported(int fd, unsigned flags,
+						    enum ufd_call call)
+{
+	if (__builtin_expect(!newfd_movable(fd), 0))
+		return newfd_virtual_or_close_any(fd, flags, call);
+	return newfd_move_virtual(fd, flags);
 }
 
 static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)

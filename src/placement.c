@@ -40,7 +40,7 @@
 #define REGION 256U
 #define FIRST 3U
 
-unsigned vfd_guard_from = ~0U;
+unsigned vfd_guard_from = ~0U, placement_move_guard = ~0U;
 unsigned ufd_app_nofile = UINT_MAX;
 
 static int raised;
@@ -64,14 +64,26 @@ static void set_first_from(unsigned from)
 			 __ATOMIC_RELAXED);
 }
 
+/* *guard = min(*guard, to), lock-free. */
+static void lower(unsigned *guard, unsigned to)
+{
+	unsigned cur = __atomic_load_n(guard, __ATOMIC_RELAXED);
+
+	while (to < cur &&
+	       !__atomic_compare_exchange_n(guard, &cur, to, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
 void placement_guard(int fd)
 {
-	unsigned cur = __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED);
+	lower(&vfd_guard_from, (unsigned)fd);
+	lower(&placement_move_guard, (unsigned)fd);
+}
 
-	while ((unsigned)fd < cur &&
-	       !__atomic_compare_exchange_n(&vfd_guard_from, &cur, (unsigned)fd,
-					    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+void placement_guard_moves(void)
+{
+	lower(&placement_move_guard, 0);
 }
 
 static int kernel_nofile(struct rlimit *rl)

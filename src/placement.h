@@ -44,8 +44,21 @@
  */
 extern unsigned vfd_guard_from __attribute__((visibility("hidden")));
 
-/* Lower vfd_guard_from to fd if it is higher.  Lock-free. */
+/* Lower vfd_guard_from (and placement_move_guard) to fd if it is higher.
+ * Lock-free. */
 void placement_guard(int fd);
+
+/*
+ * vfd_guard_from, or 0 once placement_guard_moves was called (newfd.c,
+ * when the application takes a POSIX record lock, which a close may
+ * drop): a descriptor just made below it has no close-on-fork mark and
+ * may be moved (duplicated into the backing area, then closed) with no
+ * other test, one comparison (newfd.h).  Lowered, never raised.
+ */
+extern unsigned placement_move_guard __attribute__((visibility("hidden")));
+
+/* placement_move_guard to 0 for good.  Lock-free. */
+void placement_guard_moves(void);
 
 /*
  * The application's soft RLIMIT_NOFILE while ufd holds the kernel's above

@@ -129,6 +129,12 @@ open_result(int fd, int flags, int added, enum ufd_call call)
 			return name##_rewritten(1, r, m_, added, UFD_UNPAREN fwd); \
 	} while (0)
 
+/* ufd_ret of an error, out of line (tail-called). */
+static __attribute__((noinline, cold)) int ufd_ret_cold(int r)
+{
+	return ufd_ret(r);
+}
+
 /* open_flags for an open that goes to name##_unseq (OPEN_ROUTE). */
 #define UNSEQ_FLAGS(flags) (((flags) & ~O_UNSEQFD) | O_CLOEXEC)
 
@@ -153,7 +159,8 @@ struct open_call {
  * that may create or truncate a path while virtual descriptors exist is
  * the slow function's (the path looked at first).  name##_made: after
  * the real call, while the process holds virtual descriptors, OPEN_MADE's
- * test, and the result finished as the slow function would; cfwd: the
+ * test, and the result finished as the slow function would, also that of
+ * a failed call or of a descriptor not newfd_movable; cfwd: the
  * rewritten function's parameters from c.
  */
 #define OPEN_UNSEQ(name, params, fwd, prep, cfwd, ...)                        \
@@ -173,13 +180,13 @@ struct open_call {
 		c_.flags = flags;                                              \
 		prep;                                                          \
 		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
-		if (vfd_any())                                                 \
+		/* A failed call (-1 is not newfd_movable) goes there too. */  \
+		if (vfd_any() || !newfd_movable(r_))                           \
 			return name##_made(r_, &c_);                           \
-		if (r_ < 0)                                                    \
-			return r_;                                             \
-		return ufd_ret(newfd_virtual_or_close_unreported(              \
-			r_, c_.flags & O_CLOEXEC ? VFD_CLOEXEC : 0,            \
-			UFD_CALL_##name));                                     \
+		r_ = newfd_move_virtual(r_, c_.flags & O_CLOEXEC ? VFD_CLOEXEC : 0); \
+		/* errno out of line: the result is kept in no saved         \
+		 * register for it. */                                         \
+		return __builtin_expect(r_ >= 0, 1) ? r_ : ufd_ret_cold(r_);   \
 	}
 
 /*
@@ -1143,7 +1150,7 @@ __attribute__((noinline)) int ufd_close(int fd)
 	if (vfd_in_space(fd)) {
 		if (REPORTING())
 			return close_reported(fd);
-		return vfd_close(fd);
+		return vfd_close_in_space(fd);
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
@@ -1166,8 +1173,13 @@ __attribute__((noinline)) int ufd_close(int fd)
  */
 UFD_PUBLIC int close(int fd)
 {
-	if (__builtin_expect(vfd_guarded(fd), 0))
+	if (__builtin_expect(vfd_guarded(fd), 0)) {
+		/* A virtual descriptor's common case straight to the table,
+		 * not through ufd_close's tests. */
+		if (vfd_in_space(fd) && !REPORTING())
+			return ufd_ret(vfd_close_in_space(fd));
 		return ufd_ret(ufd_close(fd));
+	}
 	return UFD_REAL(close)(fd);
 }
 

@@ -160,33 +160,62 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return recvmsg_slow(fd, msg, flags);
 }
 
-/* Does one of the n headers (memory ufd may read) have control data that
- * may hold a descriptor?  Only if the OR of their lengths is that large:
- * an instruction a header, in blocks of 8 at constant offsets. */
-static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+/* Messages whose headers sendmmsg reads in one system call: less than
+ * 4 KiB of them, as ufd_sys_read_self_span reads.  Also the headers of a
+ * block of mmsg_control_or. */
+#define MMSG_BATCH 32
+
+/*
+ * The OR of the control lengths of the k (<= MMSG_BATCH) headers at h
+ * (memory ufd may read): a jump into a straight run of one instruction a
+ * header, last first (no loop to enter and leave).
+ */
+static inline __attribute__((always_inline)) size_t
+mmsg_control_or(const struct mmsghdr *h, unsigned int k)
 {
-	const struct mmsghdr *h = head, *blocks_end = head + (n & ~7U), *end = head + n;
 	size_t any = 0;
 
-	for (; h != blocks_end; h += 8)
-#pragma GCC unroll 8
-		for (int k = 0; k < 8; k++)
-			any |= h[k].msg_hdr.msg_controllen;
-	for (; h != end; h++)
-		any |= h->msg_hdr.msg_controllen;
+#define MMSG_OR1(i)                                          \
+	case (i) + 1:                                        \
+		any |= h[i].msg_hdr.msg_controllen;          \
+		__attribute__((fallthrough));
+#define MMSG_OR4(i) MMSG_OR1((i) + 3) MMSG_OR1((i) + 2) MMSG_OR1((i) + 1) MMSG_OR1(i)
+#define MMSG_OR16(i) MMSG_OR4((i) + 12) MMSG_OR4((i) + 8) MMSG_OR4((i) + 4) MMSG_OR4(i)
+	switch (k) {
+		MMSG_OR16(16)
+		MMSG_OR16(0)
+	default:
+		break;
+	}
+#undef MMSG_OR16
+#undef MMSG_OR4
+#undef MMSG_OR1
+	return any;
+}
+
+/* Does one of the n headers (memory ufd may read) have control data that
+ * may hold a descriptor?  Only if the OR of their lengths is that large:
+ * an instruction a header. */
+static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
+{
+	size_t any = mmsg_control_or(head, n % MMSG_BATCH);
+
+	for (const struct mmsghdr *h = head + n % MMSG_BATCH, *end = head + n; h != end;
+	     h += MMSG_BATCH)
+		any |= mmsg_control_or(h, MMSG_BATCH);
 	return any >= sizeof(struct cmsghdr);
 }
 
-/* The descriptors recvmmsg received into the r messages of vec (the
- * kernel has written their headers), as new ones; returns r. */
+/* The descriptors recvmmsg received into the r (> 0) messages of vec (the
+ * kernel has written their headers), as new ones; returns r.  Out of
+ * line: only for headers with control data (mmsg_any_control). */
 __attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
 {
-	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
-		for (int i = 0; i < r; i++) {
-			rights_within_limit(&vec[i].msg_hdr);
-			if (rights_are_new())
-				map_rights(&vec[i].msg_hdr, received_mmsg, 1);
-		}
+	for (int i = 0; i < r; i++) {
+		rights_within_limit(&vec[i].msg_hdr);
+		if (rights_are_new())
+			map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+	}
 	return r;
 }
 
@@ -199,7 +228,9 @@ __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 
 	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
-	return mmsg_received(vec, r);
+	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
+		return mmsg_received(vec, r);
+	return r;
 }
 
 UFD_PUBLIC int recvmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags,
@@ -295,10 +326,6 @@ __attribute__((noinline)) static long read_self_slow(void *dst, const void *src,
 	return ufd_sys_read_self(dst, src, len);
 }
 
-/* Messages whose headers sendmmsg reads in one system call: less than
- * 4 KiB of them, as ufd_sys_read_self_span reads. */
-#define MMSG_BATCH 32
-
 /* The first of the n headers (ufd's copies) whose message carries a
  * virtual or a backing descriptor, or n.  Out of line: rare. */
 __attribute__((noinline)) static unsigned int mmsg_rights(const struct mmsghdr *head,
@@ -355,6 +382,22 @@ mmsg_first_to_translate(const struct mmsghdr *vec, unsigned int n)
 }
 
 /*
+ * The common case of mmsg_first_to_translate: are vec's n messages (0 < n
+ * <= MMSG_BATCH) readable whole, none with control data that may hold a
+ * descriptor?  Then none carries one to translate.  Else 0, for the
+ * general walk.  One straight read, with no state kept for a next batch.
+ */
+static inline __attribute__((always_inline)) int
+mmsg_batch_plain(const struct mmsghdr *vec, unsigned int n)
+{
+	struct mmsghdr head[MMSG_BATCH];
+	size_t len = (n - 1) * sizeof(*vec) + sizeof(struct msghdr);
+
+	return ufd_sys_read_self_span(head, vec, len) == (long)len &&
+	       mmsg_control_or(head, n) < sizeof(struct cmsghdr);
+}
+
+/*
  * sendmmsg on fd (translated) in a process that holds virtual descriptors,
  * out of line (the wrapper's common case keeps no frame).  The messages
  * before the first that carries a virtual SCM_RIGHTS descriptor go in one
@@ -363,8 +406,8 @@ mmsg_first_to_translate(const struct mmsghdr *vec, unsigned int n)
  * second time), with sendmmsg's own result rules (the count sent, or -1 if
  * the first message failed).
  */
-__attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
-						      unsigned int n, int flags)
+__attribute__((noinline)) static int sendmmsg_translated(int fd, struct mmsghdr *vec,
+							 unsigned int n, int flags)
 {
 	unsigned int i, first = mmsg_first_to_translate(vec, n);
 
@@ -388,6 +431,29 @@ __attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *ve
 			return i ? (int)i : ufd_ret(-EFAULT);
 	}
 	return (int)n;
+}
+
+/* sendmmsg_translated, with the common batch (mmsg_batch_plain) first,
+ * in a small frame that calls nothing before the real call. */
+__attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
+						      unsigned int n, int flags)
+{
+	/* The arguments in memory across the read's system calls, which
+	 * leave no argument register free for them: read back after, rather
+	 * than held in saved registers. */
+	volatile struct {
+		struct mmsghdr *vec;
+		unsigned int n;
+		int fd, flags;
+	} c;
+
+	c.vec = vec;
+	c.n = n;
+	c.fd = fd;
+	c.flags = flags;
+	if (n - 1 < MMSG_BATCH && mmsg_batch_plain(vec, n))
+		return UFD_REAL(sendmmsg)(c.fd, c.vec, c.n, c.flags);
+	return sendmmsg_translated(c.fd, c.vec, c.n, c.flags);
 }
 
 UFD_PUBLIC int sendmmsg(int fd, struct mmsghdr *vec, unsigned int n, int flags)
@@ -532,15 +598,17 @@ static inline void poll_seg_pair(struct pollfd *q, const struct pollfd *p,
  * slots.  After it, one test says whether every number had the first one's high
  * bits, its segment, and whether every slot was open: the slots read were then
  * those of the numbers themselves, as loaded (the caller's array may
- * change meanwhile).  Seven instructions an entry.
+ * change meanwhile).  Seven instructions an entry.  The test is made on
+ * the vectors (the first number XORed into both, their number words ORed
+ * together), with one move out of them.
  */
 static inline __attribute__((always_inline)) int
 poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 {
-	const struct pollfd *p = fds, *blocks_end = fds + (n & -(nfds_t)POLL_BLOCK);
-	struct pollfd *q = copy;
-	uint32_t seg = (uint32_t)fds->fd, or_, and_;
+	nfds_t i = 0, blocks = n & -(nfds_t)POLL_BLOCK;
+	uint32_t seg = (uint32_t)fds->fd, off;
 	struct poll_acc acc = { { 0 }, { 0 }, VFD_BUSY, VFD_BUSY };
+	poll_pair segs;
 	const uint32_t *slot;
 
 	if (!vfd_in_space((int)seg))
@@ -548,27 +616,37 @@ poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 	slot = fdmap_seg_slots(&vfd_map, seg - FD_UNSEQ_BASE);
 	if (!slot)
 		return 0;
+	/* In a vector register from here: no general one held for it. */
+	segs = (poll_pair){ seg, seg, seg, seg };
+	__asm__("" : POLL_VREG(segs));
 	acc.all = ~acc.any;
-	for (; p != blocks_end; p += POLL_BLOCK, q += POLL_BLOCK)
+	/* One index for both arrays: the copy's entries are at constant
+	 * offsets from the stack pointer. */
+	for (; i != blocks; i += POLL_BLOCK)
 #pragma GCC unroll 16 /* POLL_BLOCK / 2 */
 		for (int k = 0; k < POLL_BLOCK; k += 2)
-			poll_seg_pair(q + k, p + k, slot, &acc);
-	for (nfds_t k = n % POLL_BLOCK / 2; k; k--, p += 2, q += 2)
-		poll_seg_pair(q, p, slot, &acc);
-	or_ = acc.any[0] | acc.any[2];
-	and_ = acc.all[0] & acc.all[2];
+			poll_seg_pair(copy + i + k, fds + i + k, slot, &acc);
+	for (; i != (n & -(nfds_t)2); i += 2)
+		poll_seg_pair(copy + i, fds + i, slot, &acc);
 	if (n & 1) {
+		/* The last entry, as a pair of itself. */
+		struct pollfd *q = copy + i;
+		poll_pair x;
 		uint32_t v;
 
-		*q = *p;
-		or_ |= (uint32_t)q->fd;
-		and_ &= (uint32_t)q->fd;
+		*q = fds[i];
+		x = (poll_pair){ (uint32_t)q->fd, 0, (uint32_t)q->fd, 0 };
+		acc.any |= x;
+		acc.all &= x;
 		v = __atomic_load_n(&slot[(uint32_t)q->fd & (FDMAP_SEG_SLOTS - 1)],
 				    __ATOMIC_ACQUIRE);
 		acc.busy0 &= v;
 		q->fd = (int)(v >> VFD_REAL_SHIFT);
 	}
-	return ((or_ ^ seg) | (and_ ^ seg)) < FDMAP_SEG_SLOTS && (acc.busy0 & acc.busy1);
+	acc.any = (acc.any ^ segs) | (acc.all ^ segs);
+	acc.any |= __builtin_shuffle(acc.any, (poll_pair){ 2, 3, 0, 1 });
+	off = acc.any[0];
+	return off < FDMAP_SEG_SLOTS && (acc.busy0 & acc.busy1);
 }
 
 /*
@@ -655,22 +733,19 @@ static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
  * translated copy, whose revents are handed back; else r stands.  The call
  * again is ppoll with ts and mask if is_ppoll, else poll with timeout: the
  * fortified forms' check of the array's length has passed in the first
- * call, and the copy is ufd's.  The body of poll_again and ppoll_again,
- * out of line so that the wrappers' common case keeps a small frame and
- * calls them last, with 6 arguments at most.
+ * call, and the copy is ufd's.  poll_again_any is the body for any
+ * array (poll_translate), poll_again_body the common array's
+ * (poll_copy_seg), which keeps only the wrapper's struct poll_call
+ * across the call and so saves few registers.  Out of line, so that the
+ * wrappers' common case keeps a small frame.
  */
 static inline __attribute__((always_inline)) int
-poll_again_body(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
-		const struct timespec *ts, const sigset_t *mask)
+poll_again_any(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
+	       const struct timespec *ts, const sigset_t *mask)
 {
 	struct pollfd stack[POLL_STACK], *copy;
 	size_t mapped;
 
-	/* r > 0: n > 0, as poll_copy_seg needs. */
-	if (n <= POLL_STACK && poll_copy_seg(stack, fds, n))
-		return poll_finish(fds, stack, n, 0,
-				   is_ppoll ? UFD_REAL(ppoll)(stack, n, ts, mask)
-					    : UFD_REAL(poll)(stack, n, timeout));
 	copy = poll_translate(fds, n, stack, &mapped);
 	if (copy == fds)
 		return r;
@@ -681,17 +756,56 @@ poll_again_body(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
 				    : UFD_REAL(poll)(copy, n, timeout));
 }
 
-__attribute__((noinline)) static int poll_again(struct pollfd *fds, nfds_t n,
-						int r, int timeout)
+__attribute__((noinline)) static int poll_again_other(struct pollfd *fds, nfds_t n,
+						      int r, int timeout)
 {
-	return poll_again_body(fds, n, r, 0, timeout, NULL, NULL);
+	return poll_again_any(fds, n, r, 0, timeout, NULL, NULL);
 }
 
-__attribute__((noinline)) static int ppoll_again(struct pollfd *fds, nfds_t n,
-						 int r, const struct timespec *ts,
-						 const sigset_t *mask)
+__attribute__((noinline)) static int ppoll_again_other(struct pollfd *fds, nfds_t n,
+						       int r, const struct timespec *ts,
+						       const sigset_t *mask)
 {
-	return poll_again_body(fds, n, r, 1, 0, ts, mask);
+	return poll_again_any(fds, n, r, 1, 0, ts, mask);
+}
+
+/* A poll call's arguments, kept in the wrapper's frame across its first
+ * call rather than in saved registers: its common case then saves none.
+ * Set field by field, only those of the call (an initializer would zero
+ * the others, at an instruction each). */
+struct poll_call {
+	struct pollfd *fds;
+	nfds_t n;
+	const struct timespec *ts; /* ppoll's */
+	const sigset_t *mask;
+	int timeout;		   /* poll's */
+	int r;			   /* the first call's result, r > 0 */
+};
+
+static inline __attribute__((always_inline)) int
+poll_again_body(const struct poll_call *c, int is_ppoll)
+{
+	struct pollfd stack[POLL_STACK];
+	struct pollfd *fds = c->fds;
+	nfds_t n = c->n;
+
+	/* r > 0: n > 0, as poll_copy_seg needs. */
+	if (n <= POLL_STACK && poll_copy_seg(stack, fds, n))
+		return poll_finish(c->fds, stack, c->n, 0, /* read again: not saved */
+				   is_ppoll ? UFD_REAL(ppoll)(stack, n, c->ts, c->mask)
+					    : UFD_REAL(poll)(stack, n, c->timeout));
+	return is_ppoll ? ppoll_again_other(fds, n, c->r, c->ts, c->mask)
+			: poll_again_other(fds, n, c->r, c->timeout);
+}
+
+__attribute__((noinline)) static int poll_again(const struct poll_call *c)
+{
+	return poll_again_body(c, 0);
+}
+
+__attribute__((noinline)) static int ppoll_again(const struct poll_call *c)
+{
+	return poll_again_body(c, 1);
 }
 
 /*
@@ -705,43 +819,58 @@ static inline int poll_done(int r)
 	return __builtin_expect(!vfd_any(), 1) || r <= 0;
 }
 
+/*
+ * The body of the four wrappers: real_call, libc's on the caller's array,
+ * whose arguments are in struct poll_call c; then, unless its result
+ * stands, the call again on a copy (again: poll_again or ppoll_again).
+ */
+#define POLL_WRAPPER(real_call, again)                                         \
+	do {                                                                   \
+		int r_ = real_call;                                            \
+		if (poll_done(r_))                                             \
+			return r_;                                             \
+		c.r = r_;                                                      \
+		return again(&c);                                              \
+	} while (0)
+
+/* The arguments of a poll, or of a ppoll, into c. */
+#define POLL_ARGS(c, fds_, n_, timeout_) ((c).fds = (fds_), (c).n = (n_), (c).timeout = (timeout_))
+#define PPOLL_ARGS(c, fds_, n_, ts_, mask_)                                    \
+	((c).fds = (fds_), (c).n = (n_), (c).ts = (ts_), (c).mask = (mask_))
+
 UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	int r = UFD_REAL(poll)(fds, n, timeout);
+	struct poll_call c;
 
-	if (poll_done(r))
-		return r;
-	return poll_again(fds, n, r, timeout);
+	POLL_ARGS(c, fds, n, timeout);
+	POLL_WRAPPER(UFD_REAL(poll)(fds, n, timeout), poll_again);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		     const sigset_t *mask)
 {
-	int r = UFD_REAL(ppoll)(fds, n, timeout, mask);
+	struct poll_call c;
 
-	if (poll_done(r))
-		return r;
-	return ppoll_again(fds, n, r, timeout, mask);
+	PPOLL_ARGS(c, fds, n, timeout, mask);
+	POLL_WRAPPER(UFD_REAL(ppoll)(fds, n, timeout, mask), ppoll_again);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
-	int r = UFD_REAL(__poll_chk)(fds, n, timeout, fdslen);
+	struct poll_call c;
 
-	if (poll_done(r))
-		return r;
-	return poll_again(fds, n, r, timeout);
+	POLL_ARGS(c, fds, n, timeout);
+	POLL_WRAPPER(UFD_REAL(__poll_chk)(fds, n, timeout, fdslen), poll_again);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 			   const struct timespec *timeout, const sigset_t *mask,
 			   size_t fdslen)
 {
-	int r = UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen);
+	struct poll_call c;
 
-	if (poll_done(r))
-		return r;
-	return ppoll_again(fds, n, r, timeout, mask);
+	PPOLL_ARGS(c, fds, n, timeout, mask);
+	POLL_WRAPPER(UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen), ppoll_again);
 }
 
 /*

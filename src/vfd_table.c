@@ -804,11 +804,16 @@ static inline __attribute__((always_inline)) int close_alone(int vfd)
 	return r;
 }
 
-int vfd_close(int vfd)
+int vfd_close_in_space(int vfd)
 {
-	if (__builtin_expect(vfd_in_space(vfd), 1) && alone())
+	if (alone())
 		return close_alone(vfd);
 	return release_vfd(vfd, 1);
+}
+
+int vfd_close(int vfd)
+{
+	return vfd_in_space(vfd) ? vfd_close_in_space(vfd) : -EBADF;
 }
 
 int vfd_forget(int vfd)

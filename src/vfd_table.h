@@ -308,6 +308,10 @@ static inline int vfd_create(int real_fd, uint32_t flags, enum vfd_where where, 
  */
 int vfd_close(int vfd);
 
+/* vfd_close of a vfd the caller knows is in the virtual space
+ * (vfd_in_space), without testing it again. */
+int vfd_close_in_space(int vfd);
+
 /*
  * Drop virtual descriptor vfd from the table without closing its backing
  * descriptor, and return that backing descriptor (or -EBADF).  For fclose()
