@@ -209,11 +209,13 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
 	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX,             \
 		       #name ": too long for UFD_SYMBOLS_HASH");               \
 	if ((lazy_too || !lazy_row[UFD_CALL_##name]) &&                       \
-	    UFD_REAL(name) == resolve_##name)                                 \
+	    UFD_REAL(name) == resolve_##name) {                               \
+		static const char name_[] UFD_STARTUP_DATA = #name;           \
 		INSTALL_REAL(name, resolve_##name,                            \
-			     resolve_early(walk, #name,                       \
+			     resolve_early(walk, name_,                       \
 					   UFD_SYMBOLS_HASH(#name),           \
-					   (void *)missing_##name));
+					   (void *)missing_##name));          \
+	}
 #include "calls.def"
 }
 
@@ -300,9 +302,10 @@ UFD_STARTUP void ufd_shim_init(void)
 		  ufd_settings.mode_random;
 
 	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
-		int r = ufd_symbols_find(&syms, "close",
+		static const char close_name[] UFD_STARTUP_DATA = "close";
+		int r = ufd_symbols_find(&syms, close_name,
 					 UFD_SYMBOLS_HASH("close"), &close_fn);
-		void *dl = dlsym(RTLD_NEXT, "close");
+		void *dl = dlsym(RTLD_NEXT, close_name);
 
 		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
 			walk = &syms;
