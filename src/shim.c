@@ -172,11 +172,6 @@ static const unsigned char lazy_row[UFD_NCALLS] = {
 #include "calls.def"
 };
 
-/* How many names the start-up walk (symbols.c) and dlsym answered. */
-static struct resolve_stats {
-	int walk, walk_missing, dlsym;
-} stats;
-
 /* One name at start-up: the walk's answer when it is sure of it (walk
  * NULL: never), else dlsym's. */
 UFD_EARLY UFD_STARTUP static void *resolve_early(const struct ufd_symbols *walk,
@@ -186,15 +181,10 @@ UFD_EARLY UFD_STARTUP static void *resolve_early(const struct ufd_symbols *walk,
 	void *fn;
 	int r = walk ? ufd_symbols_find(walk, name, hash, &fn) : -ENOTSUP;
 
-	if (r == 0) {
-		stats.walk++;
+	if (r == 0)
 		return fn;
-	}
-	if (r == -ENOENT) {
-		stats.walk_missing++;
+	if (r == -ENOENT)
 		return missing;
-	}
-	stats.dlsym++;
 	return lookup_real(name, missing);
 }
 
@@ -219,9 +209,11 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
 #include "calls.def"
 }
 
-/* check_resolve's tallies. */
+/* check_resolve's tallies: the rows resolved, by whom (as resolve_early
+ * chose: the walk found the name, or found it missing, or dlsym was
+ * asked), and the rows left to first use. */
 struct check_counts {
-	int rows, differ, lazy;
+	int rows, differ, lazy, walk, walk_missing, dlsym;
 };
 
 /* check_resolve for one row: name, its compiled hash, whether its
@@ -235,7 +227,14 @@ static void check_row(const struct ufd_symbols *walk, const char *name,
 	char line[160];
 
 	c->rows++;
-	c->lazy += waits;
+	if (waits)
+		c->lazy++;
+	else if (r == 0)
+		c->walk++;
+	else if (r == -ENOENT)
+		c->walk_missing++;
+	else
+		c->dlsym++;
 	if (hash != ufd_symbols_hash(name)) {
 		c->differ++;
 		fprintf(stderr, "ufd: resolve check: %s: the compiled hash is wrong\n",
@@ -278,8 +277,8 @@ static void check_resolve(const struct ufd_symbols *walk, int all)
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
 		"%d left to dlsym; %d left to first use; %d differ\n",
-		c.rows, walk ? "on" : "off", stats.walk, stats.walk_missing,
-		stats.dlsym, c.lazy, c.differ);
+		c.rows, walk ? "on" : "off", c.walk, c.walk_missing,
+		c.dlsym, c.lazy, c.differ);
 }
 
 /*
