@@ -11,6 +11,7 @@
  */
 #include "settings.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,24 @@ UFD_STARTUP static void load_once(void)
 	ufd_settings.handoff = setting("UFD_HANDOFF");
 	ufd_settings.newfd_work = ufd_settings.cloexec || mode != 0 ||
 				  ufd_settings.report;
+}
+
+/*
+ * pthread_atfork, as glibc's libc_nonshared.a has it (a call of
+ * __register_atfork with this object's __dso_handle, so that the handlers
+ * go when the object is unloaded), defined here so that the static linker
+ * takes this one: the archive's lands at the end of ufd's code, a page
+ * that start-up (vfd_start and the shim's fork handlers) would read for
+ * it alone, a page fault in every process.  Hidden, as the archive's is.
+ */
+extern void *__dso_handle;
+int __register_atfork(void (*prepare)(void), void (*parent)(void),
+		      void (*child)(void), void *dso_handle);
+
+UFD_STARTUP int pthread_atfork(void (*prepare)(void), void (*parent)(void),
+			       void (*child)(void))
+{
+	return __register_atfork(prepare, parent, child, __dso_handle);
 }
 
 /*

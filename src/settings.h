@@ -54,6 +54,16 @@ struct ufd_settings {
  */
 #define UFD_STARTUP __attribute__((section(".text.startup")))
 
+/*
+ * Read-only data that only start-up reads (the names it looks up, the
+ * prefixes it compares): beside the code, in the pages start-up reads
+ * anyway, rather than in .rodata, one more page (and page fault) for a
+ * few strings.  The linker puts .text.startup.* sections with
+ * .text.startup; the data is not executed.  String literals cannot be
+ * placed: name the array.
+ */
+#define UFD_STARTUP_DATA __attribute__((section(".text.startup.data")))
+
 /* Hidden, so that the wrappers read it without the GOT. */
 extern struct ufd_settings ufd_settings __attribute__((visibility("hidden")));
 

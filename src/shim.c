@@ -172,11 +172,6 @@ static const unsigned char lazy_row[UFD_NCALLS] = {
 #include "calls.def"
 };
 
-/* How many names the start-up walk (symbols.c) and dlsym answered. */
-static struct resolve_stats {
-	int walk, walk_missing, dlsym;
-} stats;
-
 /* One name at start-up: the walk's answer when it is sure of it (walk
  * NULL: never), else dlsym's. */
 UFD_EARLY UFD_STARTUP static void *resolve_early(const struct ufd_symbols *walk,
@@ -186,15 +181,10 @@ UFD_EARLY UFD_STARTUP static void *resolve_early(const struct ufd_symbols *walk,
 	void *fn;
 	int r = walk ? ufd_symbols_find(walk, name, hash, &fn) : -ENOTSUP;
 
-	if (r == 0) {
-		stats.walk++;
+	if (r == 0)
 		return fn;
-	}
-	if (r == -ENOENT) {
-		stats.walk_missing++;
+	if (r == -ENOENT)
 		return missing;
-	}
-	stats.dlsym++;
 	return lookup_real(name, missing);
 }
 
@@ -209,12 +199,59 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
 	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX,             \
 		       #name ": too long for UFD_SYMBOLS_HASH");               \
 	if ((lazy_too || !lazy_row[UFD_CALL_##name]) &&                       \
-	    UFD_REAL(name) == resolve_##name)                                 \
+	    UFD_REAL(name) == resolve_##name) {                               \
+		static const char name_[] UFD_STARTUP_DATA = #name;           \
 		INSTALL_REAL(name, resolve_##name,                            \
-			     resolve_early(walk, #name,                       \
+			     resolve_early(walk, name_,                       \
 					   UFD_SYMBOLS_HASH(#name),           \
-					   (void *)missing_##name));
+					   (void *)missing_##name));          \
+	}
 #include "calls.def"
+}
+
+/* check_resolve's tallies: the rows resolved, by whom (as resolve_early
+ * chose: the walk found the name, or found it missing, or dlsym was
+ * asked), and the rows left to first use. */
+struct check_counts {
+	int rows, differ, lazy, walk, walk_missing, dlsym;
+};
+
+/* check_resolve for one row: name, its compiled hash, whether its
+ * pointer still waits at its stub and whether it should. */
+static void check_row(const struct ufd_symbols *walk, const char *name,
+		      uint32_t hash, int waits, int should_wait,
+		      struct check_counts *c)
+{
+	void *walk_fn = NULL, *dl = dlsym(RTLD_NEXT, name);
+	int r = walk ? ufd_symbols_find(walk, name, hash, &walk_fn) : -ENOTSUP;
+	char line[160];
+
+	c->rows++;
+	if (waits)
+		c->lazy++;
+	else if (r == 0)
+		c->walk++;
+	else if (r == -ENOENT)
+		c->walk_missing++;
+	else
+		c->dlsym++;
+	if (hash != ufd_symbols_hash(name)) {
+		c->differ++;
+		fprintf(stderr, "ufd: resolve check: %s: the compiled hash is wrong\n",
+			name);
+	}
+	if ((r == 0 && walk_fn != dl) || (r == -ENOENT && dl)) {
+		c->differ++;
+		snprintf(line, sizeof(line), "ufd: resolve check: %s: walk %p, dlsym %p\n",
+			 name, r ? NULL : walk_fn, dl);
+		fputs(line, stderr);
+	}
+	if (waits != should_wait) {
+		c->differ++;
+		fprintf(stderr, "ufd: resolve check: %s: %s\n", name,
+			waits ? "not resolved at start-up"
+			      : "resolved at start-up, but lazy");
+	}
 }
 
 /*
@@ -222,49 +259,28 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
  * and report, on stderr, each name where the walk's answer differs, and
  * each row resolved when it should not have been or the reverse (the
  * UFD_LAZY rows wait for their first use unless all is set), then one
- * line of counts.  Costs what the walk saves; for the tests only.
+ * line of counts.  Costs what the walk saves; for the tests only.  A
+ * call a row (check_row): written out per row, the checks were a quarter
+ * of the library's code.  Out of line: inlined in ufd_shim_init, its
+ * 15 KB, never run at start-up, sat among start-up's pages.
  */
-static void check_resolve(const struct ufd_symbols *walk, int all)
+__attribute__((noinline)) static void check_resolve(const struct ufd_symbols *walk,
+						    int all)
 {
-	int rows = 0, differ = 0, lazy = 0;
-	char line[160];
+	struct check_counts c = { 0 };
 
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_HAND(name, ret, err, params, args, "")
-#define UFD_HAND(name, ret, err, params, args, why)                          \
-	{                                                               \
-		void *walk_ = NULL, *dl_ = dlsym(RTLD_NEXT, #name);      \
-		int r_ = walk ? ufd_symbols_find(walk, #name,            \
-						 UFD_SYMBOLS_HASH(#name), &walk_) \
-			      : -ENOTSUP;                               \
-		int waits_ = UFD_REAL(name) == resolve_##name;           \
-		rows++;                                                 \
-		lazy += waits_;                                         \
-		if (UFD_SYMBOLS_HASH(#name) != ufd_symbols_hash(#name)) { \
-			differ++;                                       \
-			fprintf(stderr, "ufd: resolve check: %s: the "  \
-				"compiled hash is wrong\n", #name);     \
-		}                                                       \
-		if ((r_ == 0 && walk_ != dl_) || (r_ == -ENOENT && dl_)) { \
-			differ++;                                       \
-			snprintf(line, sizeof(line),                    \
-				 "ufd: resolve check: %s: walk %p, dlsym %p\n", \
-				 #name, r_ ? NULL : walk_, dl_);        \
-			fputs(line, stderr);                            \
-		}                                                       \
-		if (waits_ != (lazy_row[UFD_CALL_##name] && !all)) {     \
-			differ++;                                       \
-			fprintf(stderr, "ufd: resolve check: %s: %s\n", #name, \
-				waits_ ? "not resolved at start-up"     \
-				       : "resolved at start-up, but lazy"); \
-		}                                                       \
-	}
+#define UFD_HAND(name, ret, err, params, args, why)                       \
+	check_row(walk, #name, UFD_SYMBOLS_HASH(#name),                   \
+		  UFD_REAL(name) == resolve_##name,                       \
+		  lazy_row[UFD_CALL_##name] && !all, &c);
 #include "calls.def"
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
 		"%d left to dlsym; %d left to first use; %d differ\n",
-		rows, walk ? "on" : "off", stats.walk, stats.walk_missing,
-		stats.dlsym, lazy, differ);
+		c.rows, walk ? "on" : "off", c.walk, c.walk_missing,
+		c.dlsym, c.lazy, c.differ);
 }
 
 /*
@@ -300,9 +316,10 @@ UFD_STARTUP void ufd_shim_init(void)
 		  ufd_settings.mode_random;
 
 	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
-		int r = ufd_symbols_find(&syms, "close",
+		static const char close_name[] UFD_STARTUP_DATA = "close";
+		int r = ufd_symbols_find(&syms, close_name,
 					 UFD_SYMBOLS_HASH("close"), &close_fn);
-		void *dl = dlsym(RTLD_NEXT, "close");
+		void *dl = dlsym(RTLD_NEXT, close_name);
 
 		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
 			walk = &syms;

@@ -177,7 +177,6 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	struct walk w = { .s = s, .self = self };
 
 	s->n = 0;
-	s->complete = 1;
 	s->self_name = NULL;
 	/* With LD_DYNAMIC_WEAK set (to anything), a weak definition does not
 	 * end the search, and the walk declines such definitions.  The loader
@@ -185,10 +184,16 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	 * already removed it from the environment (unsecvars.h).  Not
 	 * secure_getenv: its first call costs a look-up by the loader and a
 	 * page of libc's code. */
+	static const char dynamic_weak[] UFD_STARTUP_DATA = "LD_DYNAMIC_WEAK=";
+
 	s->weak_final = 1;
 	for (char **e = environ; e && *e; e++)
-		if (ufd_skip_prefix(*e, "LD_DYNAMIC_WEAK="))
+		if (ufd_skip_prefix(*e, dynamic_weak))
 			s->weak_final = 0;
+	/* Apart from n: stored together, the two are one 64-bit constant
+	 * that the compiler reads from .rodata, a page start-up would read
+	 * for it alone. */
+	s->complete = 1;
 	if (dl_iterate_phdr(walk_one, &w) != 0 || !w.found_self)
 		return -ENOTSUP;
 	/* dl_iterate_phdr lists the caller's namespace only; dlpi_adds -
