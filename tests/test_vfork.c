@@ -37,11 +37,16 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -321,6 +326,83 @@ START_TEST(nested_vfork_forks)
 }
 END_TEST
 
+/* From now on, system call nr in this task (not its parent: a filter is
+ * the calling task's) gets action, a SECCOMP_RET_ value.  Raw calls. */
+static int filter_call(long nr, unsigned action)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, action),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+
+	if (ufd_sys6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
+		return -1;
+	return (int)ufd_sys6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)&prog,
+			     0, 0, 0);
+}
+
+/*
+ * A vfork child killed by a signal in the middle of a call that ufd's
+ * wrapper makes under its table lock (close_range, as CPython's subprocess
+ * makes between vfork and exec; a terminal's SIGINT reaches the child
+ * too): here the kernel kills it in the system call itself.  Whatever ufd
+ * held in the shared memory must not stay held in the parent.
+ */
+START_TEST(child_killed_in_call)
+{
+	struct rlimit no_core = { 0, 0 };
+	int status, v;
+	pid_t pid;
+
+	stored = 0;
+	pid = vfork();
+	if (pid == 0) {
+		stored = 1;
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
+		    filter_call(SYS_close_range, SECCOMP_RET_KILL_PROCESS) != 0)
+			_exit(2);
+		close_range(1000, ~0U, 0);
+		_exit(3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "child status %#x", status);
+	ck_assert_msg(stored, "vfork did not share the memory");
+	v = api_nonseqfd(0, 0);
+	ck_assert_msg(v >= (int)FD_UNSEQ_BASE, "nonseqfd after the child's death: %d (%s)",
+		      v, strerror(errno));
+	ck_assert_int_eq(close(v), 0);
+	ck_assert_int_eq(close_range(1000, ~0U, 0), 0);
+}
+END_TEST
+
+/* vfork's system call refused (EAGAIN, as for RLIMIT_NPROC): -1 and the
+ * kernel's errno, nothing left in play. */
+START_TEST(failure_sets_errno)
+{
+#ifdef __x86_64__
+	long nr = SYS_vfork;
+#else
+	long nr = SYS_clone;
+#endif
+	pid_t pid;
+	int v;
+
+	ck_assert_int_eq(filter_call(nr, SECCOMP_RET_ERRNO | EAGAIN), 0);
+	errno = 0;
+	pid = vfork();
+	ck_assert_int_eq(pid, -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	v = api_nonseqfd(0, 0);
+	ck_assert_int_ge(v, FD_UNSEQ_BASE);
+	ck_assert_int_eq(close(v), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -335,6 +417,8 @@ int main(void)
 	tcase_add_test(tc, child_siginfo_handler);
 	tcase_add_test(tc, child_exec);
 	tcase_add_test(tc, nested_vfork_forks);
+	tcase_add_test(tc, child_killed_in_call);
+	tcase_add_test(tc, failure_sets_errno);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
