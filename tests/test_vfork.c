@@ -46,7 +46,9 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -403,6 +405,114 @@ START_TEST(failure_sets_errno)
 }
 END_TEST
 
+/* What the SIGUSR1 handler of handler_in_window made. */
+static volatile int handler_made = -1;
+
+static void make_one(int sig)
+{
+	(void)sig;
+	handler_made = api_nonseqfd(0, 0);
+}
+
+/* The supervisor of handler_in_window: takes the listener of the
+ * tracee's filter from sock; at the tracee's first getpid, sends it
+ * SIGUSR1 (which interrupts the call, if not blocked, and runs its
+ * handler on the way out); lets every getpid go on.  Raw calls. */
+static void supervise(int sock, pid_t tracee)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	int listener, first = 1;
+
+	if (ufd_sys6(SYS_recvmsg, sock, (long)&msg, 0, 0, 0, 0) != 1 ||
+	    !CMSG_FIRSTHDR(&msg))
+		_exit(2);
+	memcpy(&listener, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	for (;;) {
+		memset(&req, 0, sizeof(req));
+		if (ufd_sys6(SYS_ioctl, listener, (long)SECCOMP_IOCTL_NOTIF_RECV,
+			     (long)&req, 0, 0, 0) != 0)
+			continue;
+		if (first && req.pid == (unsigned)tracee) {
+			first = 0;
+			ufd_sys6(SYS_kill, tracee, SIGUSR1, 0, 0, 0, 0);
+		}
+		resp = (struct seccomp_notif_resp){ .id = req.id,
+						    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		/* ENOENT if the signal has abandoned the call: it restarts. */
+		ufd_sys6(SYS_ioctl, listener, (long)SECCOMP_IOCTL_NOTIF_SEND,
+			 (long)&resp, 0, 0, 0);
+	}
+}
+
+/*
+ * A signal handler of the parent that runs after vfork has decided on a
+ * real one, before the system call (an asynchronous signal, delivered
+ * here on the way out of ufd's getpid, made to wait for a supervisor),
+ * and makes a virtual descriptor: the child must not share a table with
+ * it in, or its close takes the parent's.  Its handler may run later, but
+ * the parent must end up with its descriptor.
+ */
+START_TEST(handler_in_window)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpid, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+	char data = 0, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int sv[2], listener, status;
+	pid_t me = getpid(), sup, pid;
+
+	ck_assert_ptr_ne(signal(SIGUSR1, make_one), SIG_ERR);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	sup = fork();
+	ck_assert_int_ge(sup, 0);
+	if (sup == 0)
+		supervise(sv[1], me);
+	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	listener = (int)ufd_sys6(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+				 SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&prog, 0, 0, 0);
+	ck_assert_int_ge(listener, 0);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	ck_assert_int_eq(ufd_sys6(SYS_sendmsg, sv[0], (long)&msg, 0, 0, 0, 0), 1);
+	ufd_sys6(SYS_close, listener, 0, 0, 0, 0, 0);
+
+	pid = vfork();
+	if (pid == 0) {
+		/* The parent's, if its handler has run. */
+		if (handler_made >= 0)
+			close(handler_made);
+		_exit(0);
+	}
+	ufd_sys6(SYS_kill, sup, SIGKILL, 0, 0, 0, 0);
+	ck_assert_int_eq(waitpid(sup, &status, 0), sup);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(handler_made >= (int)FD_UNSEQ_BASE, "the handler made %d",
+		      handler_made);
+	ck_assert_msg(fcntl(handler_made, F_GETFD) >= 0,
+		      "the child closed the parent's virtual descriptor %d",
+		      handler_made);
+	ck_assert_int_eq(close(handler_made), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -419,6 +529,7 @@ int main(void)
 	tcase_add_test(tc, nested_vfork_forks);
 	tcase_add_test(tc, child_killed_in_call);
 	tcase_add_test(tc, failure_sets_errno);
+	tcase_add_test(tc, handler_in_window);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
