@@ -40,7 +40,9 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -49,6 +51,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -513,6 +516,153 @@ START_TEST(handler_in_window)
 }
 END_TEST
 
+/* child_tid_not_kept's FIFO, and the thread that spawns with it. */
+static char fifo[64];
+
+/* This thread's directory in /proc, whose pid namespace is not this
+ * process's: "/proc/<pid>/task/<tid>". */
+static void task_dir(char *dir, size_t size)
+{
+	long n;
+
+	memcpy(dir, "/proc/", 6);
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/thread-self",
+		     (long)dir + 6, (long)size - 7, 0, 0);
+	dir[n > 0 ? 6 + n : 6] = '\0';
+}
+
+static char main_dir[64], spawner_dir[64];
+static volatile int spawner_known;
+
+static void *spawn_blocked(void *arg)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+	int status;
+
+	(void)arg;
+	task_dir(spawner_dir, sizeof(spawner_dir));
+	spawner_known = 1;
+	/* The spawn's child blocks in its open of the FIFO until a writer
+	 * comes, and this thread with it, in posix_spawn: ufd's table lock
+	 * held, under this thread's id. */
+	if (posix_spawn_file_actions_init(&fa) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 0, fifo, O_RDONLY, 0) != 0 ||
+	    posix_spawn(&pid, "/bin/true", &fa, NULL, argv, environ) != 0 ||
+	    waitpid(pid, &status, 0) != pid)
+		return (void *)1;
+	return NULL;
+}
+
+/* The state letter of the thread of task_dir dir, or '?'. */
+static char task_state(const char *dir)
+{
+	char path[96], buf[256], *p;
+	int fd;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return '?';
+	n = ufd_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	ufd_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+static volatile int main_done;
+
+/* Lets the FIFO's reader go once the main thread sleeps (waiting for the
+ * lock, as it should), or once it is done (refused at once). */
+static void *release_fifo(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	while (!main_done && task_state(main_dir) != 'S')
+		sched_yield();
+	fd = open(fifo, O_WRONLY);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* In a new pid namespace, its pid 1: see child_tid_not_kept. */
+static int tid_case(void)
+{
+	pthread_t spawner, releaser;
+	void *spawn_failed;
+	int status, fd, v, err;
+	pid_t pid;
+
+	pid = vfork();
+	if (pid == 0) {
+		close_range(1000, ~0U, 0); /* ufd looks up its thread id */
+		_exit(0);
+	}
+	if (pid != 2 || waitpid(pid, &status, 0) != pid)
+		return 2;
+	/* The next thread gets the child's id, 2. */
+	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		return 3;
+	close(fd);
+	task_dir(main_dir, sizeof(main_dir));
+	if (pthread_create(&spawner, NULL, spawn_blocked, NULL) != 0)
+		return 4;
+	/* Until the spawner waits in posix_spawn (for its child, in open). */
+	while (!spawner_known || task_state(spawner_dir) != 'D')
+		sched_yield();
+	if (pthread_create(&releaser, NULL, release_fifo, NULL) != 0)
+		return 5;
+	v = api_nonseqfd(0, 0);
+	err = errno;
+	main_done = 1;
+	if (pthread_join(releaser, NULL) != 0 ||
+	    pthread_join(spawner, &spawn_failed) != 0 || spawn_failed)
+		return 6;
+	if (v < (int)FD_UNSEQ_BASE) {
+		fprintf(stderr, "nonseqfd while another thread held the lock: %d (%s)\n", v,
+		       strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * ufd looks up a thread's id once and keeps it in a thread-local, which a
+ * vfork child shares with its parent's thread: the child's id, kept,
+ * became the parent thread's, and once a new thread got that id (pids are
+ * reused), each took the other's hold of the table lock for its own
+ * (EBUSY).  In a pid namespace of its own (root), where the next id can be
+ * chosen.
+ */
+START_TEST(child_tid_not_kept)
+{
+	int status;
+	pid_t pid;
+
+	if (unshare(CLONE_NEWPID) != 0) {
+		printf("skipped: child_tid_not_kept: unshare(CLONE_NEWPID): %s\n",
+		       strerror(errno));
+		return;
+	}
+	snprintf(fifo, sizeof(fifo), "/tmp/ufd-test-vfork-%d", (int)getpid());
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(tid_case());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	unlink(fifo);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "status %#x", status);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -530,6 +680,7 @@ int main(void)
 	tcase_add_test(tc, child_killed_in_call);
 	tcase_add_test(tc, failure_sets_errno);
 	tcase_add_test(tc, handler_in_window);
+	tcase_add_test(tc, child_tid_not_kept);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
