@@ -1246,6 +1246,9 @@ void vfd_vfork_end(void)
 		__atomic_store_n(&table_lock, 0, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&making, __ATOMIC_RELAXED))
 		__atomic_store_n(&making, 0, __ATOMIC_RELAXED);
+	/* The child shared this thread's thread-locals: the id it looked up
+	 * is its own, which a new thread may be given once it is gone. */
+	tid_cache = 0;
 	if (--vfork_depth == 0) {
 		__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
