@@ -663,6 +663,35 @@ START_TEST(child_tid_not_kept)
 }
 END_TEST
 
+/* A vfork child that blocks a signal and vforks (a fork, there): its
+ * parent's signal mask is its own still. */
+START_TEST(child_mask_not_parent)
+{
+	sigset_t usr2, now;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	pid = vfork();
+	if (pid == 0) {
+		pid_t inner;
+
+		if (sigprocmask(SIG_BLOCK, &usr2, NULL) != 0)
+			_exit(2);
+		inner = vfork();
+		if (inner == 0)
+			_exit(0);
+		_exit(inner > 0 && waitpid(inner, &status, 0) == inner ? 0 : 3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	ck_assert_msg(!sigismember(&now, SIGUSR2), "the child's mask is the parent's");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -681,6 +710,7 @@ int main(void)
 	tcase_add_test(tc, failure_sets_errno);
 	tcase_add_test(tc, handler_in_window);
 	tcase_add_test(tc, child_tid_not_kept);
+	tcase_add_test(tc, child_mask_not_parent);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
