@@ -480,13 +480,18 @@ static void vfork_unblock(void)
 __attribute__((used)) int ufd_vfork_begin(void);
 __attribute__((used)) int ufd_vfork_begin(void)
 {
-	unsigned long all = ~0UL;
+	unsigned long all = ~0UL, mask;
 
-	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all,
-		 (long)&ufd_vfork_mask, sizeof(all), 0, 0);
-	if (vfd_vfork_begin())
+	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&mask,
+		 sizeof(mask), 0, 0);
+	/* Kept only for a real vfork: a vfork child's own (a fork) must
+	 * leave its parent's alone. */
+	if (vfd_vfork_begin()) {
+		ufd_vfork_mask = mask;
 		return 1;
-	vfork_unblock();
+	}
+	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, sizeof(mask),
+		 0, 0);
 	return 0;
 }
 
