@@ -28,6 +28,19 @@
  *   nested_vfork_forks       a vfork child's own vfork is a fork: the
  *                            grandchild has memory of its own and may
  *                            make virtual descriptors
+ *   child_killed_in_call     a child killed inside close_range (the
+ *                            table lock held) leaves nothing held in the
+ *                            parent
+ *   failure_sets_errno       vfork refused: -1 and the kernel's errno
+ *   handler_in_window        a parent's handler that would run between
+ *                            vfork's decision and its system call (made
+ *                            to, with a seccomp supervisor) runs after it:
+ *                            the child never shares its virtual descriptor
+ *   child_tid_not_kept       the thread id the child looks up is not
+ *                            kept as the parent thread's (root: a pid
+ *                            namespace gives a new thread the child's id)
+ *   child_mask_not_parent    a child's own vfork leaves its parent's
+ *                            signal mask alone
  *
  * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
  * own (Check's default), a single-threaded process with no virtual
