@@ -345,8 +345,10 @@ START_TEST(nested_vfork_forks)
 END_TEST
 
 /* From now on, system call nr in this task (not its parent: a filter is
- * the calling task's) gets action, a SECCOMP_RET_ value.  Raw calls. */
-static int filter_call(long nr, unsigned action)
+ * the calling task's) gets action, a SECCOMP_RET_ value.  Raw calls;
+ * seccomp's result (with flags SECCOMP_FILTER_FLAG_NEW_LISTENER, the
+ * listener). */
+static int filter_call_flags(long nr, unsigned action, unsigned long flags)
 {
 	struct sock_filter insns[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -358,8 +360,13 @@ static int filter_call(long nr, unsigned action)
 
 	if (ufd_sys6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
 		return -1;
-	return (int)ufd_sys6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, (long)&prog,
-			     0, 0, 0);
+	return (int)ufd_sys6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, (long)flags,
+			     (long)&prog, 0, 0, 0);
+}
+
+static int filter_call(long nr, unsigned action)
+{
+	return filter_call_flags(nr, action, 0);
 }
 
 /*
@@ -475,13 +482,6 @@ static void supervise(int sock, pid_t tracee)
  */
 START_TEST(handler_in_window)
 {
-	struct sock_filter insns[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getpid, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
 	char data = 0, cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = { &data, 1 };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
@@ -496,9 +496,8 @@ START_TEST(handler_in_window)
 	ck_assert_int_ge(sup, 0);
 	if (sup == 0)
 		supervise(sv[1], me);
-	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	listener = (int)ufd_sys6(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-				 SECCOMP_FILTER_FLAG_NEW_LISTENER, (long)&prog, 0, 0, 0);
+	listener = filter_call_flags(SYS_getpid, SECCOMP_RET_USER_NOTIF,
+				     SECCOMP_FILTER_FLAG_NEW_LISTENER);
 	ck_assert_int_ge(listener, 0);
 	c = CMSG_FIRSTHDR(&msg);
 	c->cmsg_level = SOL_SOCKET;
