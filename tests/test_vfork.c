@@ -440,7 +440,8 @@ static void make_one(int sig)
 /* The supervisor of handler_in_window: takes the listener of the
  * tracee's filter from sock; at the tracee's first getpid, sends it
  * SIGUSR1 (which interrupts the call, if not blocked, and runs its
- * handler on the way out); lets every getpid go on.  Raw calls. */
+ * handler on the way out); lets every getpid go on, until killed.  Raw
+ * calls. */
 static void supervise(int sock, pid_t tracee)
 {
 	char data, cbuf[CMSG_SPACE(sizeof(int))];
@@ -494,8 +495,12 @@ START_TEST(handler_in_window)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
 	sup = fork();
 	ck_assert_int_ge(sup, 0);
-	if (sup == 0)
+	if (sup == 0) {
+		/* Until the tracee is gone: every getpid of its, to the
+		 * sanitizers' at its exit, waits for this process. */
+		ufd_sys6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
 		supervise(sv[1], me);
+	}
 	listener = filter_call_flags(SYS_getpid, SECCOMP_RET_USER_NOTIF,
 				     SECCOMP_FILTER_FLAG_NEW_LISTENER);
 	ck_assert_int_ge(listener, 0);
@@ -514,8 +519,6 @@ START_TEST(handler_in_window)
 			close(handler_made);
 		_exit(0);
 	}
-	ufd_sys6(SYS_kill, sup, SIGKILL, 0, 0, 0, 0);
-	ck_assert_int_eq(waitpid(sup, &status, 0), sup);
 	ck_assert_int_gt(pid, 0);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
