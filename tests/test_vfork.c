@@ -31,7 +31,8 @@
  *   child_killed_in_call     a child killed inside close_range (the
  *                            table lock held) leaves nothing held in the
  *                            parent
- *   failure_sets_errno       vfork refused: -1 and the kernel's errno
+ *   failure_sets_errno       vfork refused: -1 and the kernel's errno,
+ *                            the signal mask as it was
  *   handler_in_window        a parent's handler that would run between
  *                            vfork's decision and its system call (made
  *                            to, with a seccomp supervisor) runs after it:
@@ -41,6 +42,8 @@
  *                            namespace gives a new thread the child's id)
  *   child_mask_not_parent    a child's own vfork leaves its parent's
  *                            signal mask alone
+ *   mask_kept                the caller's signal mask in the child and,
+ *                            after, in the parent
  *
  * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
  * own (Check's default), a single-threaded process with no virtual
@@ -414,14 +417,21 @@ START_TEST(failure_sets_errno)
 #else
 	long nr = SYS_clone;
 #endif
+	sigset_t usr2, now;
 	pid_t pid;
 	int v;
 
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
 	ck_assert_int_eq(filter_call(nr, SECCOMP_RET_ERRNO | EAGAIN), 0);
 	errno = 0;
 	pid = vfork();
 	ck_assert_int_eq(pid, -1);
 	ck_assert_int_eq(errno, EAGAIN);
+	/* The caller's signal mask, as it was. */
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	ck_assert(sigismember(&now, SIGUSR2) && !sigismember(&now, SIGUSR1));
 	v = api_nonseqfd(0, 0);
 	ck_assert_int_ge(v, FD_UNSEQ_BASE);
 	ck_assert_int_eq(close(v), 0);
@@ -690,6 +700,38 @@ START_TEST(child_tid_not_kept)
 }
 END_TEST
 
+/* The caller's signal mask, in the child (ufd blocks every signal until
+ * the system call) and in the parent after a real vfork. */
+START_TEST(mask_kept)
+{
+	static volatile int child_mask_ok;
+	sigset_t usr2, now;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
+	child_mask_ok = 0;
+	stored = 0;
+	pid = vfork();
+	if (pid == 0) {
+		sigset_t mine;
+
+		stored = 1;
+		child_mask_ok = sigprocmask(SIG_BLOCK, NULL, &mine) == 0 &&
+				sigismember(&mine, SIGUSR2) && !sigismember(&mine, SIGUSR1);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(stored, "vfork did not share the memory");
+	ck_assert_msg(child_mask_ok, "the child's mask is not the caller's");
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	ck_assert(sigismember(&now, SIGUSR2) && !sigismember(&now, SIGUSR1));
+}
+END_TEST
+
 /* A vfork child that blocks a signal and vforks (a fork, there): its
  * parent's signal mask is its own still. */
 START_TEST(child_mask_not_parent)
@@ -738,6 +780,7 @@ int main(void)
 	tcase_add_test(tc, handler_in_window);
 	tcase_add_test(tc, child_tid_not_kept);
 	tcase_add_test(tc, child_mask_not_parent);
+	tcase_add_test(tc, mask_kept);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
