@@ -458,13 +458,41 @@ static void exec_env_done(struct exec_env *x)
  * once the child has exec'd or exited, tail-calls vfork_end.
  * (posix_spawn's internal vfork-style child runs only glibc's internal
  * calls, which ufd does not see.)
+ *
+ * Every signal is blocked from the decision to the system call, as glibc's
+ * posix_spawn does around its own: a handler run in between could make a
+ * virtual descriptor, which the child would then share.  The child
+ * restores the caller's mask before it returns, the parent in
+ * ufd_vfork_end, once the vfork is over for ufd.
  */
 
-/* Before the system call, in the parent: 1 for a real vfork, 0 to fork. */
+/* The caller's signal mask (the kernel's 8 bytes) while vfork blocks all. */
+__attribute__((visibility("hidden"), used)) unsigned long ufd_vfork_mask;
+
+static void vfork_unblock(void)
+{
+	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&ufd_vfork_mask, 0,
+		 sizeof(ufd_vfork_mask), 0, 0);
+}
+
+/* Before the system call, in the parent: 1 for a real vfork (every
+ * signal blocked), 0 to fork. */
 __attribute__((used)) int ufd_vfork_begin(void);
 __attribute__((used)) int ufd_vfork_begin(void)
 {
-	return vfd_vfork_begin();
+	unsigned long all = ~0UL, mask;
+
+	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&mask,
+		 sizeof(mask), 0, 0);
+	/* Kept only for a real vfork: a vfork child's own (a fork) must
+	 * leave its parent's alone. */
+	if (vfd_vfork_begin()) {
+		ufd_vfork_mask = mask;
+		return 1;
+	}
+	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, sizeof(mask),
+		 0, 0);
+	return 0;
 }
 
 /* In the parent, once the child has exec'd or exited (ret its pid), or the
@@ -477,6 +505,7 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 		vfork_child_env.addr = NULL;
 	}
 	vfd_vfork_end();
+	vfork_unblock();
 	return ufd_ret(ret);
 }
 
@@ -515,7 +544,15 @@ __asm__(".text\n"
 	"jz 1f\n"
 	"movq %rax, %rdi\n"
 	"jmp ufd_vfork_end\n"
-	"1: ret\n"
+	/* The child: rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8) */
+	"1: movl $14, %eax\n"
+	"movl $2, %edi\n"
+	"leaq ufd_vfork_mask(%rip), %rsi\n"
+	"xorl %edx, %edx\n"
+	"movl $8, %r10d\n"
+	"syscall\n"
+	"xorl %eax, %eax\n"
+	"ret\n"
 	".cfi_endproc\n"
 	".size vfork, .-vfork\n");
 #elif defined(__aarch64__)
@@ -548,7 +585,16 @@ __asm__(".text\n"
 	"svc #0\n"
 	"cbz x0, 1f\n"
 	"b ufd_vfork_end\n"
-	"1: ret\n"
+	/* The child: rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8) */
+	"1: mov x0, #2\n"
+	"adrp x1, ufd_vfork_mask\n"
+	"add x1, x1, :lo12:ufd_vfork_mask\n"
+	"mov x2, #0\n"
+	"mov x3, #8\n"
+	"mov x8, #135\n"
+	"svc #0\n"
+	"mov x0, #0\n"
+	"ret\n"
 	"2: b ufd_vfork_fork\n"
 	".cfi_endproc\n"
 	".size vfork, .-vfork\n");

@@ -1243,6 +1243,17 @@ int vfd_vfork_begin(void)
 void vfd_vfork_end(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* A child killed by a signal inside a call leaves the lock and its
+	 * blocker count held here.  Both were free at vfd_vfork_begin, and
+	 * this thread's own handlers let go of what they took before they
+	 * returned: anything held now is the dead child's. */
+	if (__atomic_load_n(&table_lock, __ATOMIC_RELAXED))
+		__atomic_store_n(&table_lock, 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&making, __ATOMIC_RELAXED))
+		__atomic_store_n(&making, 0, __ATOMIC_RELAXED);
+	/* The child shared this thread's thread-locals: the id it looked up
+	 * is its own, which a new thread may be given once it is gone. */
+	tid_cache = 0;
 	if (--vfork_depth == 0) {
 		__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);

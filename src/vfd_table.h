@@ -241,7 +241,8 @@ void vfd_start(void);
  *
  * vfd_vfork_begin, in the parent just before the vfork: 1 if the child may
  * share the memory (vfd_vfork_end must follow in the parent once the
- * vfork returns there, whether it made a child or failed), or 0: the caller
+ * vfork returns there, whether it made a child or failed; it lets go of
+ * the lock a child killed inside a call left held), or 0: the caller
  * forks instead.  A signal handler may vfork inside another vfork's
  * begin and end.  Async-signal-safe, lock-free; one getpid.
  *

@@ -28,6 +28,22 @@
  *   nested_vfork_forks       a vfork child's own vfork is a fork: the
  *                            grandchild has memory of its own and may
  *                            make virtual descriptors
+ *   child_killed_in_call     a child killed inside close_range (the
+ *                            table lock held) leaves nothing held in the
+ *                            parent
+ *   failure_sets_errno       vfork refused: -1 and the kernel's errno,
+ *                            the signal mask as it was
+ *   handler_in_window        a parent's handler that would run between
+ *                            vfork's decision and its system call (made
+ *                            to, with a seccomp supervisor) runs after it:
+ *                            the child never shares its virtual descriptor
+ *   child_tid_not_kept       the thread id the child looks up is not
+ *                            kept as the parent thread's (root: a pid
+ *                            namespace gives a new thread the child's id)
+ *   child_mask_not_parent    a child's own vfork leaves its parent's
+ *                            signal mask alone
+ *   mask_kept                the caller's signal mask in the child and,
+ *                            after, in the parent
  *
  * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
  * own (Check's default), a single-threaded process with no virtual
@@ -37,11 +53,21 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -321,6 +347,420 @@ START_TEST(nested_vfork_forks)
 }
 END_TEST
 
+/* From now on, system call nr in this task (not its parent: a filter is
+ * the calling task's) gets action, a SECCOMP_RET_ value.  Raw calls;
+ * seccomp's result (with flags SECCOMP_FILTER_FLAG_NEW_LISTENER, the
+ * listener). */
+static int filter_call_flags(long nr, unsigned action, unsigned long flags)
+{
+	struct sock_filter insns[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, action),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(insns) / sizeof(insns[0]), insns };
+
+	if (ufd_sys6(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0, 0) != 0)
+		return -1;
+	return (int)ufd_sys6(SYS_seccomp, SECCOMP_SET_MODE_FILTER, (long)flags,
+			     (long)&prog, 0, 0, 0);
+}
+
+static int filter_call(long nr, unsigned action)
+{
+	return filter_call_flags(nr, action, 0);
+}
+
+/*
+ * A vfork child killed by a signal in the middle of a call that ufd's
+ * wrapper makes under its table lock (close_range, as CPython's subprocess
+ * makes between vfork and exec; a terminal's SIGINT reaches the child
+ * too): here the kernel kills it in the system call itself.  Whatever ufd
+ * held in the shared memory must not stay held in the parent.
+ */
+START_TEST(child_killed_in_call)
+{
+	struct rlimit no_core = { 0, 0 };
+	int status, v;
+	pid_t pid;
+
+	stored = 0;
+	pid = vfork();
+	if (pid == 0) {
+		stored = 1;
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
+		    filter_call(SYS_close_range, SECCOMP_RET_KILL_PROCESS) != 0)
+			_exit(2);
+		close_range(1000, ~0U, 0);
+		_exit(3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "child status %#x", status);
+	ck_assert_msg(stored, "vfork did not share the memory");
+	v = api_nonseqfd(0, 0);
+	ck_assert_msg(v >= (int)FD_UNSEQ_BASE, "nonseqfd after the child's death: %d (%s)",
+		      v, strerror(errno));
+	ck_assert_int_eq(close(v), 0);
+	ck_assert_int_eq(close_range(1000, ~0U, 0), 0);
+}
+END_TEST
+
+/* vfork's system call refused (EAGAIN, as for RLIMIT_NPROC): -1 and the
+ * kernel's errno, nothing left in play. */
+START_TEST(failure_sets_errno)
+{
+#ifdef __x86_64__
+	long nr = SYS_vfork;
+#else
+	long nr = SYS_clone;
+#endif
+	sigset_t usr2, now;
+	pid_t pid;
+	int v;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
+	ck_assert_int_eq(filter_call(nr, SECCOMP_RET_ERRNO | EAGAIN), 0);
+	errno = 0;
+	pid = vfork();
+	ck_assert_int_eq(pid, -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	/* The caller's signal mask, as it was. */
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	ck_assert(sigismember(&now, SIGUSR2) && !sigismember(&now, SIGUSR1));
+	v = api_nonseqfd(0, 0);
+	ck_assert_int_ge(v, FD_UNSEQ_BASE);
+	ck_assert_int_eq(close(v), 0);
+}
+END_TEST
+
+/* What the SIGUSR1 handler of handler_in_window made. */
+static volatile int handler_made = -1;
+
+static void make_one(int sig)
+{
+	(void)sig;
+	handler_made = api_nonseqfd(0, 0);
+}
+
+/* The supervisor of handler_in_window: takes the listener of the
+ * tracee's filter from sock; at the tracee's first getpid, sends it
+ * SIGUSR1 (which interrupts the call, if not blocked, and runs its
+ * handler on the way out); lets every getpid go on, until killed.  Raw
+ * calls. */
+static void supervise(int sock, pid_t tracee)
+{
+	char data, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	int listener, first = 1;
+
+	if (ufd_sys6(SYS_recvmsg, sock, (long)&msg, 0, 0, 0, 0) != 1 ||
+	    !CMSG_FIRSTHDR(&msg))
+		_exit(2);
+	memcpy(&listener, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
+	for (;;) {
+		memset(&req, 0, sizeof(req));
+		if (ufd_sys6(SYS_ioctl, listener, (long)SECCOMP_IOCTL_NOTIF_RECV,
+			     (long)&req, 0, 0, 0) != 0)
+			continue;
+		if (first && req.pid == (unsigned)tracee) {
+			first = 0;
+			ufd_sys6(SYS_kill, tracee, SIGUSR1, 0, 0, 0, 0);
+		}
+		resp = (struct seccomp_notif_resp){ .id = req.id,
+						    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
+		/* ENOENT if the signal has abandoned the call: it restarts. */
+		ufd_sys6(SYS_ioctl, listener, (long)SECCOMP_IOCTL_NOTIF_SEND,
+			 (long)&resp, 0, 0, 0);
+	}
+}
+
+/*
+ * A signal handler of the parent that runs after vfork has decided on a
+ * real one, before the system call (an asynchronous signal, delivered
+ * here on the way out of ufd's getpid, made to wait for a supervisor),
+ * and makes a virtual descriptor: the child must not share a table with
+ * it in, or its close takes the parent's.  Its handler may run later, but
+ * the parent must end up with its descriptor.
+ */
+START_TEST(handler_in_window)
+{
+	char data = 0, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &data, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	int sv[2], listener, status;
+	pid_t me = getpid(), sup, pid;
+
+	ck_assert_ptr_ne(signal(SIGUSR1, make_one), SIG_ERR);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	sup = fork();
+	ck_assert_int_ge(sup, 0);
+	if (sup == 0) {
+		/* Until the tracee is gone: every getpid of its, to the
+		 * sanitizers' at its exit, waits for this process. */
+		ufd_sys6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
+		supervise(sv[1], me);
+	}
+	listener = filter_call_flags(SYS_getpid, SECCOMP_RET_USER_NOTIF,
+				     SECCOMP_FILTER_FLAG_NEW_LISTENER);
+	ck_assert_int_ge(listener, 0);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &listener, sizeof(int));
+	ck_assert_int_eq(ufd_sys6(SYS_sendmsg, sv[0], (long)&msg, 0, 0, 0, 0), 1);
+	ufd_sys6(SYS_close, listener, 0, 0, 0, 0, 0);
+
+	pid = vfork();
+	if (pid == 0) {
+		/* The parent's, if its handler has run. */
+		if (handler_made >= 0)
+			close(handler_made);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_msg(handler_made >= (int)FD_UNSEQ_BASE, "the handler made %d",
+		      handler_made);
+	ck_assert_msg(fcntl(handler_made, F_GETFD) >= 0,
+		      "the child closed the parent's virtual descriptor %d",
+		      handler_made);
+	ck_assert_int_eq(close(handler_made), 0);
+}
+END_TEST
+
+/* child_tid_not_kept's FIFO, and the thread that spawns with it. */
+static char fifo[64];
+
+/* This thread's directory in /proc, whose pid namespace is not this
+ * process's: "/proc/<pid>/task/<tid>". */
+static void task_dir(char *dir, size_t size)
+{
+	long n;
+
+	memcpy(dir, "/proc/", 6);
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/thread-self",
+		     (long)dir + 6, (long)size - 7, 0, 0);
+	dir[n > 0 ? 6 + n : 6] = '\0';
+}
+
+static char main_dir[64], spawner_dir[64];
+static volatile int spawner_known;
+
+static void *spawn_blocked(void *arg)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = { "true", NULL };
+	pid_t pid;
+	int status;
+
+	(void)arg;
+	task_dir(spawner_dir, sizeof(spawner_dir));
+	spawner_known = 1;
+	/* The spawn's child blocks in its open of the FIFO until a writer
+	 * comes, and this thread with it, in posix_spawn: ufd's table lock
+	 * held, under this thread's id. */
+	if (posix_spawn_file_actions_init(&fa) != 0 ||
+	    posix_spawn_file_actions_addopen(&fa, 0, fifo, O_RDONLY, 0) != 0 ||
+	    posix_spawn(&pid, "/bin/true", &fa, NULL, argv, environ) != 0 ||
+	    waitpid(pid, &status, 0) != pid)
+		return (void *)1;
+	return NULL;
+}
+
+/* The state letter of the thread of task_dir dir, or '?'. */
+static char task_state(const char *dir)
+{
+	char path[96], buf[256], *p;
+	int fd;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/stat", dir);
+	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return '?';
+	n = ufd_sys6(SYS_read, fd, (long)buf, sizeof(buf) - 1, 0, 0, 0);
+	ufd_sys6(SYS_close, fd, 0, 0, 0, 0, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+static volatile int main_done;
+
+/* Lets the FIFO's reader go once the main thread sleeps (waiting for the
+ * lock, as it should), or once it is done (refused at once). */
+static void *release_fifo(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	while (!main_done && task_state(main_dir) != 'S')
+		sched_yield();
+	fd = open(fifo, O_WRONLY);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* In a new pid namespace, its pid 1: see child_tid_not_kept. */
+static int tid_case(void)
+{
+	pthread_t spawner, releaser;
+	void *spawn_failed;
+	int status, fd, v, err;
+	pid_t pid;
+
+	pid = vfork();
+	if (pid == 0) {
+		close_range(1000, ~0U, 0); /* ufd looks up its thread id */
+		_exit(0);
+	}
+	if (pid != 2 || waitpid(pid, &status, 0) != pid)
+		return 2;
+	/* The next thread gets the child's id, 2. */
+	fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		return 3;
+	close(fd);
+	task_dir(main_dir, sizeof(main_dir));
+	if (pthread_create(&spawner, NULL, spawn_blocked, NULL) != 0)
+		return 4;
+	/* Until the spawner waits in posix_spawn (for its child, in open). */
+	while (!spawner_known || task_state(spawner_dir) != 'D')
+		sched_yield();
+	if (pthread_create(&releaser, NULL, release_fifo, NULL) != 0)
+		return 5;
+	v = api_nonseqfd(0, 0);
+	err = errno;
+	main_done = 1;
+	if (pthread_join(releaser, NULL) != 0 ||
+	    pthread_join(spawner, &spawn_failed) != 0 || spawn_failed)
+		return 6;
+	if (v < (int)FD_UNSEQ_BASE) {
+		fprintf(stderr, "nonseqfd while another thread held the lock: %d (%s)\n", v,
+		       strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * ufd looks up a thread's id once and keeps it in a thread-local, which a
+ * vfork child shares with its parent's thread: the child's id, kept,
+ * became the parent thread's, and once a new thread got that id (pids are
+ * reused), each took the other's hold of the table lock for its own
+ * (EBUSY).  In a pid namespace of its own (root), where the next id can be
+ * chosen.
+ */
+START_TEST(child_tid_not_kept)
+{
+	int status;
+	pid_t pid;
+
+	snprintf(fifo, sizeof(fifo), "/tmp/ufd-test-vfork-%d", (int)getpid());
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	/* The namespace's maker in a child of its own: once the
+	 * namespace's pid 1 is gone, the maker can make no process (nor
+	 * LeakSanitizer's thread at exit). */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pid_t init;
+
+		if (unshare(CLONE_NEWPID) != 0) {
+			printf("skipped: child_tid_not_kept: unshare(CLONE_NEWPID): %s\n",
+			       strerror(errno));
+			fflush(stdout);
+			_exit(77);
+		}
+		init = fork();
+		if (init == 0)
+			_exit(tid_case());
+		_exit(init > 0 && waitpid(init, &status, 0) == init && WIFEXITED(status)
+			      ? WEXITSTATUS(status) : 10);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	unlink(fifo);
+	ck_assert_msg(WIFEXITED(status) &&
+			      (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == 77),
+		      "status %#x", status);
+}
+END_TEST
+
+/* The caller's signal mask, in the child (ufd blocks every signal until
+ * the system call) and in the parent after a real vfork. */
+START_TEST(mask_kept)
+{
+	static volatile int child_mask_ok;
+	sigset_t usr2, now;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
+	child_mask_ok = 0;
+	stored = 0;
+	pid = vfork();
+	if (pid == 0) {
+		sigset_t mine;
+
+		stored = 1;
+		child_mask_ok = sigprocmask(SIG_BLOCK, NULL, &mine) == 0 &&
+				sigismember(&mine, SIGUSR2) && !sigismember(&mine, SIGUSR1);
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(stored, "vfork did not share the memory");
+	ck_assert_msg(child_mask_ok, "the child's mask is not the caller's");
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	ck_assert(sigismember(&now, SIGUSR2) && !sigismember(&now, SIGUSR1));
+}
+END_TEST
+
+/* A vfork child that blocks a signal and vforks (a fork, there): its
+ * parent's signal mask is its own still. */
+START_TEST(child_mask_not_parent)
+{
+	sigset_t usr2, now;
+	int status;
+	pid_t pid;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	pid = vfork();
+	if (pid == 0) {
+		pid_t inner;
+
+		if (sigprocmask(SIG_BLOCK, &usr2, NULL) != 0)
+			_exit(2);
+		inner = vfork();
+		if (inner == 0)
+			_exit(0);
+		_exit(inner > 0 && waitpid(inner, &status, 0) == inner ? 0 : 3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, NULL, &now), 0);
+	ck_assert_msg(!sigismember(&now, SIGUSR2), "the child's mask is the parent's");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -335,6 +775,12 @@ int main(void)
 	tcase_add_test(tc, child_siginfo_handler);
 	tcase_add_test(tc, child_exec);
 	tcase_add_test(tc, nested_vfork_forks);
+	tcase_add_test(tc, child_killed_in_call);
+	tcase_add_test(tc, failure_sets_errno);
+	tcase_add_test(tc, handler_in_window);
+	tcase_add_test(tc, child_tid_not_kept);
+	tcase_add_test(tc, child_mask_not_parent);
+	tcase_add_test(tc, mask_kept);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
