@@ -76,7 +76,21 @@ struct fdmap vfd_mark_map;
 #define LOCK_ALONE   LOCK_TID
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
-static uint32_t table_lock;
+/*
+ * A word alone on its cache line: the lock word and the makers' count
+ * (`making`) are written by every thread at every virtual descriptor it
+ * makes or closes, and anything the linker put next to them (the
+ * placement's first number, init_done, alone_ok: read on the same paths)
+ * would be a cache miss in each thread after every such write of another
+ * (bench_threads).  Named by a macro, so that the code reads as before.
+ */
+#define CACHE_LINE 64
+struct own_line {
+	uint32_t word;
+} __attribute__((aligned(CACHE_LINE)));
+
+static struct own_line lock_line;
+#define table_lock (lock_line.word)
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
@@ -238,7 +252,8 @@ void vfd_unlock(void)
 #define MAKER_ONE    1U
 #define MAKER_MASK   0xffffU
 #define BLOCKER_ONE  0x10000U
-static uint32_t making;
+static struct own_line making_line;
+#define making (making_line.word)
 /* This thread's makers under way (a signal handler's nest in the one it
  * interrupted): a plain count, which a handler leaves as it found it. */
 static __thread unsigned maker_here TLS_IE;
