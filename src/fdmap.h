@@ -50,7 +50,6 @@ struct fdmap_seg {
 	uint32_t slot[FDMAP_SEG_SLOTS];
 	uint64_t busy[FDMAP_SEG_SLOTS / 64];	/* bit per slot */
 	uint64_t busy_full[FDMAP_SEG_SLOTS / 4096]; /* bit per all-ones busy[] word */
-	uint32_t nbusy;
 };
 
 struct fdmap {
