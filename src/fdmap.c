@@ -37,6 +37,9 @@
 #define COLD     __attribute__((noinline, cold))
 #define INLINE   __attribute__((always_inline)) static inline
 
+_Static_assert(offsetof(struct fdmap, limit) % 64 == 0,
+	       "fdmap.h: the fields every allocation writes start a cache line");
+
 /* Random draws tried before falling back to a scan; see alloc_random_slow. */
 #define RANDOM_TRIES 64
 
