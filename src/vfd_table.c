@@ -631,7 +631,7 @@ __attribute__((noinline)) static void create_settle(int64_t idx, int backing,
 /* vfd_create, every case. */
 int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
-	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
+	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE, value = 0;
 	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
@@ -654,6 +654,11 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 			maker_end();
 			if (backing != -EAGAIN)
 				return backing;
+		} else {
+			/* Worked out before the lock, which a maker holds
+			 * only for the allocation and the reverse map's
+			 * entry. */
+			value = vfd_slot_value(backing, flags);
 		}
 	}
 	err = lock_table(0);
@@ -664,28 +669,32 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		}
 		return err;
 	}
-	if (__builtin_expect(where == VFD_AT_EXACT, 0) &&
-	    (err = create_exact(at_idx, real_fd, flags)) != 0) {
-		unlock_table();
-		return err < 0 ? err : at;
-	}
-	if (__builtin_expect(flags & VFD_ADOPT, 0)) {
-		/* Guarded first, as new_backing does; made close-on-exec and
-		 * unmarked once it is the backing descriptor (create_settle). */
-		placement_guard(real_fd);
-		backing = real_fd;
-	} else if (backing == -EAGAIN) {
-		set_lock_making();
-		backing = placement_new_backing(real_fd);
-		if (backing < 0) {
+	if (__builtin_expect(!maker, 0)) {
+		if (where == VFD_AT_EXACT &&
+		    (err = create_exact(at_idx, real_fd, flags)) != 0) {
 			unlock_table();
-			return backing;
+			return err < 0 ? err : at;
 		}
+		if (flags & VFD_ADOPT) {
+			/* Guarded first, as new_backing does; made
+			 * close-on-exec and unmarked once it is the backing
+			 * descriptor (create_settle). */
+			placement_guard(real_fd);
+			backing = real_fd;
+		} else if (backing == -EAGAIN) {
+			set_lock_making();
+			backing = placement_new_backing(real_fd);
+			if (backing < 0) {
+				unlock_table();
+				return backing;
+			}
+		}
+		value = vfd_slot_value(backing, flags);
 	}
-	if (__builtin_expect(where == VFD_AT_RANDOM, 1))
-		idx = fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
+	if (__builtin_expect(maker || where == VFD_AT_RANDOM, 1))
+		idx = fdmap_alloc_random(&vfd_map, value);
 	else
-		idx = alloc_at(where, at_idx, vfd_slot_value(backing, flags));
+		idx = alloc_at(where, at_idx, value);
 	if (__builtin_expect(idx >= 0, 1)) {
 		err = vfd_own_backing(backing, (uint32_t)idx);
 		if (err < 0) {
