@@ -5,9 +5,9 @@
  * Invariants, true whenever no mutating call is running:
  *   - slot[i] != 0  <=>  bit i of busy[] is set;
  *   - bit w of busy_full[] is set  <=>  busy[w] == ~0;
- *   - bit s of seg_full[] is set   <=>  segment s exists and nbusy == 64Ki;
+ *   - bit s of seg_full[] is set   <=>  segment s exists and every bit
+ *     of its busy_full[] is set (its 64Ki slots are busy);
  *   - bit w of seg_full_full[] is set  <=>  seg_full[w] == ~0;
- *   - nbusy == number of busy slots of its segment;
  *   - live == number of busy slots, all of them below limit;
  *   - range <= limit, and range - live >= min(limit - live,
  *     max(FDMAP_MIN_CHOICE, 4 * live)) after every random allocation's
@@ -36,6 +36,9 @@
 #define BIT(i)   (1ULL << ((i) & 63))
 #define COLD     __attribute__((noinline, cold))
 #define INLINE   __attribute__((always_inline)) static inline
+
+_Static_assert(offsetof(struct fdmap, limit) % 64 == 0,
+	       "fdmap.h: the fields every allocation writes start a cache line");
 
 /* Random draws tried before falling back to a scan; see alloc_random_slow. */
 #define RANDOM_TRIES 64
@@ -142,16 +145,26 @@ static int64_t first_zero_2level(const uint64_t *lo, const uint64_t *hi,
 }
 
 /*
- * Count a slot of g made busy (d = 1) or free (d = -1).  live is m->live,
+ * Count a slot made busy (d = 1) or free (d = -1).  live is m->live,
  * which the common paths read before their store to the slot: the compiler
  * would take that store for a possible write to it and read it again.
- * Stored atomically: vfd_any() reads it without the lock.
+ * Stored atomically: vfd_any() reads it without the lock.  No count per
+ * segment: threads that take and free slots of one segment would all
+ * write its line (bench_threads); a full segment is told by its
+ * busy_full[] instead.
  */
-INLINE void count(struct fdmap *m, struct fdmap_seg *g, uint32_t live,
-		  int32_t d)
+INLINE void count(struct fdmap *m, uint32_t live, int32_t d)
 {
-	g->nbusy += (uint32_t)d;
 	__atomic_store_n(&m->live, live + (uint32_t)d, __ATOMIC_RELAXED);
+}
+
+/* Are all slots of g busy?  Its busy_full[] all ones. */
+static int seg_is_full(const struct fdmap_seg *g)
+{
+	for (uint32_t i = 0; i < FDMAP_SEG_SLOTS / 4096; i++)
+		if (g->busy_full[i] != ~0ULL)
+			return 0;
+	return 1;
 }
 
 /* take_in's rare case: slot idx has just made its busy word all ones, and
@@ -162,8 +175,8 @@ static COLD int64_t busy_word_filled(struct fdmap *m, struct fdmap_seg *g,
 	uint32_t w = (idx & SEG_MASK) >> 6, s = idx >> FDMAP_SEG_SHIFT;
 
 	g->busy_full[w >> 6] |= BIT(w);
-	count(m, g, m->live, 1);
-	if (g->nbusy == FDMAP_SEG_SLOTS) {
+	count(m, m->live, 1);
+	if (seg_is_full(g)) {
 		m->seg_full[s >> 6] |= BIT(s);
 		if (m->seg_full[s >> 6] == ~0ULL)
 			m->seg_full_full[s >> 12] |= BIT(s >> 6);
@@ -180,12 +193,12 @@ static COLD uint32_t release_in_full_word(struct fdmap *m, struct fdmap_seg *g,
 
 	g->busy_full[w >> 6] &= ~BIT(w);
 	g->busy[w] &= ~BIT(idx);
-	if (g->nbusy == FDMAP_SEG_SLOTS) {
+	if (m->seg_full[s >> 6] & BIT(s)) {
 		if (m->seg_full[s >> 6] == ~0ULL)
 			m->seg_full_full[s >> 12] &= ~BIT(s >> 6);
 		m->seg_full[s >> 6] &= ~BIT(s);
 	}
-	count(m, g, m->live, -1);
+	count(m, m->live, -1);
 	return old;
 }
 
@@ -251,7 +264,7 @@ INLINE int64_t take_in(struct fdmap *m, struct fdmap_seg *g, uint32_t idx,
 	*word = w;
 	if (w == ~0ULL)
 		return busy_word_filled(m, g, idx);
-	count(m, g, live, 1);
+	count(m, live, 1);
 	return idx;
 }
 
@@ -455,7 +468,7 @@ uint32_t fdmap_release(struct fdmap *m, uint32_t idx)
 	if (*word == ~0ULL)
 		return release_in_full_word(m, g, idx, old);
 	*word &= ~BIT(idx);
-	count(m, g, live, -1);
+	count(m, live, -1);
 	return old;
 }
 
@@ -508,11 +521,16 @@ int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)
 
 int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
 {
+	if (!__atomic_load_n(&m->live, __ATOMIC_RELAXED))
+		return -1;
 	for (uint64_t i = idx; i < m->limit;) {
 		uint32_t s = (uint32_t)(i >> FDMAP_SEG_SHIFT);
 		const struct fdmap_seg *g = m->seg[s];
 
-		if (g && g->nbusy) {
+		/* An empty segment is scanned too (1,024 words): a count of
+		 * its busy slots to skip it would be written by every take
+		 * and release (count). */
+		if (g) {
 			for (uint32_t w = (i & SEG_MASK) >> 6;
 			     w < FDMAP_SEG_SLOTS / 64; w++) {
 				uint64_t bits = g->busy[w];

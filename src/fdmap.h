@@ -50,20 +50,33 @@ struct fdmap_seg {
 	uint32_t slot[FDMAP_SEG_SLOTS];
 	uint64_t busy[FDMAP_SEG_SLOTS / 64];	/* bit per slot */
 	uint64_t busy_full[FDMAP_SEG_SLOTS / 4096]; /* bit per all-ones busy[] word */
-	uint32_t nbusy;
 };
 
+/*
+ * The fields every allocation and release reads and writes are on one
+ * cache line, at a multiple of 64 bytes from the start and with nothing
+ * else on it: a map placed at a multiple of 64 (ufd's maps are) then
+ * shares that line with nothing that is read or written on other paths
+ * (segment pointers that lookups read, a caller's variables next to the
+ * map), which threads taking turns under the caller's lock would
+ * otherwise make cache misses.
+ */
 struct fdmap {
 	struct fdmap_seg *seg[FDMAP_NSEGS];	    /* NULL until first use */
 	uint64_t seg_full[FDMAP_NSEGS / 64];	    /* bit per full segment */
+	union {
+		struct {
+			uint32_t limit;	   /* slots [0, limit) may be used */
+			uint32_t live;	   /* busy slots */
+			uint32_t range;	   /* random allocation draws from [0, range) */
+			uint32_t widen_at; /* the range is widened when live reaches this */
+			uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
+			uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
+			uint64_t (*seed_later)(void); /* seeds rng at the next draw, or NULL */
+		};
+		char line_[64];
+	};
 	uint64_t seg_full_full[FDMAP_NSEGS / 4096]; /* bit per all-ones seg_full[] word */
-	uint32_t limit;	   /* slots [0, limit) may be used */
-	uint32_t live;	   /* busy slots */
-	uint32_t range;	   /* random allocation draws from [0, range) */
-	uint32_t widen_at; /* the range is widened when live reaches this */
-	uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
-	uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
-	uint64_t (*seed_later)(void); /* seeds rng at the next draw, or NULL */
 };
 
 /*

@@ -4,7 +4,8 @@
  * segment, and the walk.
  *
  * Invariants, true whenever no change is running:
- *   - slot[i] != 0  <=>  bit i of busy[] is set;
+ *   - slot[i] != 0  =>  bit i / REVMAP_GROUP of used[] is set (the
+ *     converse only until a walk finds that group empty);
  *   - every mapped segment is below nsegs.
  * A segment that is not mapped holds nothing.
  */
@@ -32,35 +33,54 @@ struct revmap_seg *revmap_map_seg(struct revmap *m, uint32_t s)
 	return p;
 }
 
-/* The first set bit at or after bit `from` of the n-word bitmap b, or -1. */
-static int64_t next_bit(const uint64_t *b, uint32_t n, uint32_t from)
+/*
+ * The first non-zero slot at or after offset `from` of segment g, or -1,
+ * looking only in the groups whose bit is set; clears the bits of those
+ * found all zero.
+ */
+static int64_t seg_next(struct revmap_seg *g, uint32_t from)
 {
-	uint32_t w = from >> 6;
-	uint64_t bits;
+	const uint32_t nwords = REVMAP_SEG_SLOTS / REVMAP_GROUP / 64;
+	uint32_t w = from >> (REVMAP_GROUP_SHIFT + 6);
+	uint64_t bits = g->used[w] & (~0ULL << ((from >> REVMAP_GROUP_SHIFT) & 63));
 
-	if (w >= n)
-		return -1;
-	bits = b[w] & (~0ULL << (from & 63));
-	while (!bits) {
-		if (++w >= n)
-			return -1;
-		bits = b[w];
+	for (;;) {
+		uint32_t first;
+		int empty = 1;
+
+		while (!bits) {
+			if (++w >= nwords)
+				return -1;
+			bits = g->used[w];
+		}
+		first = (w << 6 | (uint32_t)__builtin_ctzll(bits)) << REVMAP_GROUP_SHIFT;
+		bits &= bits - 1;
+		/* The whole group, also below from: it is empty only if all of
+		 * it is. */
+		for (uint32_t i = first; i < first + REVMAP_GROUP; i++) {
+			if (!__atomic_load_n(&g->slot[i], __ATOMIC_RELAXED))
+				continue;
+			if (i >= from)
+				return i;
+			empty = 0;
+		}
+		if (empty)
+			g->used[w] &= ~(1ULL << ((first >> REVMAP_GROUP_SHIFT) & 63));
 	}
-	return (int64_t)w << 6 | __builtin_ctzll(bits);
 }
 
-int64_t revmap_next(const struct revmap *m, uint32_t n)
+int64_t revmap_next(struct revmap *m, uint32_t n)
 {
 	for (uint32_t s = n >> REVMAP_SEG_SHIFT; s < m->nsegs;
 	     s++, n = s << REVMAP_SEG_SHIFT) {
-		const struct revmap_seg *g = m->seg[s];
-		int64_t bit;
+		struct revmap_seg *g = m->seg[s];
+		int64_t off;
 
 		if (!g)
 			continue;
-		bit = next_bit(g->busy, REVMAP_SEG_SLOTS / 64, n & (REVMAP_SEG_SLOTS - 1));
-		if (bit >= 0)
-			return (int64_t)s << REVMAP_SEG_SHIFT | bit;
+		off = seg_next(g, n & (REVMAP_SEG_SLOTS - 1));
+		if (off >= 0)
+			return (int64_t)s << REVMAP_SEG_SHIFT | off;
 	}
 	return -1;
 }

@@ -12,11 +12,16 @@
  *
  * Storage: REVMAP_NSEGS segments of REVMAP_SEG_SLOTS values, each mapped
  * on first use and never moved or freed (fork inherits them), with a bit
- * per non-zero value for the walk.  A map that holds nothing touches no
- * memory: the structure is all zero, and static storage is.
+ * per group of REVMAP_GROUP values (a cache line of them) that may hold
+ * one, for the walk.  A store sets its group's bit only if it is clear,
+ * a drop leaves it, and the walk clears the bits of the groups it finds
+ * empty: threads storing and dropping values next to each other (backing
+ * descriptors are made next to each other) write the values' line alone,
+ * not a bitmap word as well.  A map that holds nothing touches no memory:
+ * the structure is all zero, and static storage is.
  *
- * Concurrency: revmap_put and revmap_drop must be serialised by the caller,
- * and so must revmap_next with them.  revmap_get may run at any time, in
+ * Concurrency: revmap_put, revmap_drop and revmap_next (which clears bits)
+ * must be serialised by the caller.  revmap_get may run at any time, in
  * any thread or signal handler: segment pointers are published with
  * release stores and values are read and written atomically.
  */
@@ -30,10 +35,14 @@
 #define REVMAP_SEG_SHIFT 16
 #define REVMAP_SEG_SLOTS (1U << REVMAP_SEG_SHIFT)
 #define REVMAP_NSEGS     (REVMAP_SPACE >> REVMAP_SEG_SHIFT) /* 4096 */
+#define REVMAP_GROUP_SHIFT 4
+#define REVMAP_GROUP     (1U << REVMAP_GROUP_SHIFT) /* 64 bytes of values */
 
 struct revmap_seg {
 	uint32_t slot[REVMAP_SEG_SLOTS];
-	uint64_t busy[REVMAP_SEG_SLOTS / 64]; /* bit per non-zero slot */
+	/* bit per group of REVMAP_GROUP slots: set if one of them may be
+	 * non-zero (clear: all are zero) */
+	uint64_t used[REVMAP_SEG_SLOTS / REVMAP_GROUP / 64];
 };
 
 struct revmap {
@@ -70,6 +79,7 @@ static inline int revmap_put(struct revmap *m, uint32_t n, uint32_t value)
 {
 	struct revmap_seg *g;
 	uint32_t off = n & (REVMAP_SEG_SLOTS - 1);
+	uint64_t *used, bit;
 
 	if (n >= REVMAP_SPACE)
 		return -ERANGE;
@@ -77,7 +87,10 @@ static inline int revmap_put(struct revmap *m, uint32_t n, uint32_t value)
 	if (__builtin_expect(!g, 0) && !(g = revmap_map_seg(m, n >> REVMAP_SEG_SHIFT)))
 		return -ENOMEM;
 	__atomic_store_n(&g->slot[off], value, __ATOMIC_RELEASE);
-	g->busy[off >> 6] |= 1ULL << (off & 63);
+	used = &g->used[off >> (REVMAP_GROUP_SHIFT + 6)];
+	bit = 1ULL << ((off >> REVMAP_GROUP_SHIFT) & 63);
+	if (__builtin_expect(!(*used & bit), 0))
+		*used |= bit;
 	return 0;
 }
 
@@ -93,18 +106,21 @@ static inline int revmap_drop(struct revmap *m, uint32_t n, uint32_t value)
 
 	if (!g || __atomic_load_n(&g->slot[off], __ATOMIC_RELAXED) != value)
 		return 0;
+	/* The group's bit stays: the next walk clears it if the group is
+	 * empty by then. */
 	__atomic_store_n(&g->slot[off], 0, __ATOMIC_RELEASE);
-	g->busy[off >> 6] &= ~(1ULL << (off & 63));
 	return 1;
 }
 
 /*
  * The first number >= n that holds a value, or -1.  Serialised with the
- * changes.  Scans the bits word by word: a walk over every value, one
- * call after the other, reads each mapped segment's 1,024 words once
- * (a few thousand instructions, next to the system calls of the
- * close_range that walks), and a store or a drop keeps no summary.
+ * changes: clears the bits of the groups it finds empty.  Scans the bits
+ * word by word and the values of each group whose bit is set: a walk
+ * over every value, one call after the other, reads each mapped
+ * segment's 64 words once and the groups used since the last walk (a few
+ * thousand instructions, next to the system calls of the close_range
+ * that walks), and a store or a drop keeps no summary.
  */
-int64_t revmap_next(const struct revmap *m, uint32_t n);
+int64_t revmap_next(struct revmap *m, uint32_t n);
 
 #endif /* UFD_REVMAP_H */

@@ -43,7 +43,9 @@
 #include "settings.h"
 #include "sys.h"
 
-struct fdmap vfd_map;
+/* At a multiple of 64 bytes, as fdmap.h asks, so that its hot line is
+ * its own. */
+struct fdmap vfd_map __attribute__((aligned(64)));
 struct revmap vfd_backing_map;
 
 struct fdmap vfd_mark_map;
@@ -76,7 +78,21 @@ struct fdmap vfd_mark_map;
 #define LOCK_ALONE   LOCK_TID
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
-static uint32_t table_lock;
+/*
+ * A word alone on its cache line: the lock word and the makers' count
+ * (`making`) are written by every thread at every virtual descriptor it
+ * makes or closes, and anything the linker put next to them (the
+ * placement's first number, init_done, alone_ok: read on the same paths)
+ * would be a cache miss in each thread after every such write of another
+ * (bench_threads).  Named by a macro, so that the code reads as before.
+ */
+#define CACHE_LINE 64
+struct own_line {
+	uint32_t word;
+} __attribute__((aligned(CACHE_LINE)));
+
+static struct own_line lock_line;
+#define table_lock (lock_line.word)
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
@@ -108,6 +124,20 @@ static void futex(uint32_t *addr, int op, uint32_t val)
 	ufd_sys6(SYS_futex, (long)addr, op | FUTEX_PRIVATE_FLAG, val, 0, 0, 0);
 }
 
+/* Reads of a held lock word before lock_slow sleeps on it. */
+#define LOCK_SPINS 128
+
+/* A spinning thread's pause: yields the core to its sibling thread, and
+ * keeps the spin from flooding the memory system with reads. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 /* vfd_lock when the lock was not free (c, as the failed exchange saw it;
  * want, the word the caller would have put): out of line, so that taking
  * a free lock saves no registers. */
@@ -122,6 +152,25 @@ __attribute__((noinline)) static int lock_slow(uint32_t want, uint32_t c)
 	/* Waited for under this thread's own id (a LOCK_ALONE taker cannot
 	 * get here, but the id must name a thread that waits). */
 	want = me | (want & ~LOCK_TID);
+	/* Held for a hundred-odd instructions on the common paths: spin a
+	 * little, reading, before sleeping, which costs a futex call here
+	 * and another in the holder's unlock to wake this thread (one pair
+	 * in ten of bench_threads' two threads did).  Not while the holder
+	 * makes or closes a backing descriptor inside it (LOCK_MAKING: a
+	 * system call).  Taken as want, as a free lock is: sleepers, if
+	 * any, have set LOCK_WAITERS in the word they wait on, and the
+	 * holder's unlock wakes one. */
+	for (int spin = 0; spin < LOCK_SPINS && !(c & LOCK_MAKING); spin++) {
+		cpu_relax();
+		c = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
+		if (c != 0)
+			continue;
+		/* A handler may have forked meanwhile, as below. */
+		want = my_tid() | (want & ~LOCK_TID);
+		if (__atomic_compare_exchange_n(&table_lock, &c, want, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 0;
+	}
 	for (;;) {
 		if (c == 0) {
 			/* Taken after waiting: others may wait too. */
@@ -238,7 +287,8 @@ void vfd_unlock(void)
 #define MAKER_ONE    1U
 #define MAKER_MASK   0xffffU
 #define BLOCKER_ONE  0x10000U
-static uint32_t making;
+static struct own_line making_line;
+#define making (making_line.word)
 /* This thread's makers under way (a signal handler's nest in the one it
  * interrupted): a plain count, which a handler leaves as it found it. */
 static __thread unsigned maker_here TLS_IE;
@@ -581,7 +631,7 @@ __attribute__((noinline)) static void create_settle(int64_t idx, int backing,
 /* vfd_create, every case. */
 int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 {
-	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE;
+	uint32_t at_idx = (uint32_t)at - FD_UNSEQ_BASE, value = 0;
 	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
@@ -606,6 +656,11 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 			maker_end();
 			if (backing != -EAGAIN)
 				return backing;
+		} else {
+			/* Worked out before the lock, which a maker holds
+			 * only for the allocation and the reverse map's
+			 * entry. */
+			value = vfd_slot_value(backing, flags);
 		}
 	}
 	err = lock_table(0);
@@ -616,28 +671,32 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 		}
 		return err;
 	}
-	if (__builtin_expect(where == VFD_AT_EXACT, 0) &&
-	    (err = create_exact(at_idx, real_fd, flags)) != 0) {
-		unlock_table();
-		return err < 0 ? err : at;
-	}
-	if (__builtin_expect(flags & VFD_ADOPT, 0)) {
-		/* Guarded first, as new_backing does; made close-on-exec and
-		 * unmarked once it is the backing descriptor (create_settle). */
-		placement_guard(real_fd);
-		backing = real_fd;
-	} else if (backing == -EAGAIN) {
-		set_lock_making();
-		backing = placement_new_backing(real_fd);
-		if (backing < 0) {
+	if (__builtin_expect(!maker, 0)) {
+		if (where == VFD_AT_EXACT &&
+		    (err = create_exact(at_idx, real_fd, flags)) != 0) {
 			unlock_table();
-			return backing;
+			return err < 0 ? err : at;
 		}
+		if (flags & VFD_ADOPT) {
+			/* Guarded first, as new_backing does; made
+			 * close-on-exec and unmarked once it is the backing
+			 * descriptor (create_settle). */
+			placement_guard(real_fd);
+			backing = real_fd;
+		} else if (backing == -EAGAIN) {
+			set_lock_making();
+			backing = placement_new_backing(real_fd);
+			if (backing < 0) {
+				unlock_table();
+				return backing;
+			}
+		}
+		value = vfd_slot_value(backing, flags);
 	}
-	if (__builtin_expect(where == VFD_AT_RANDOM, 1))
-		idx = fdmap_alloc_random(&vfd_map, vfd_slot_value(backing, flags));
+	if (__builtin_expect(maker || where == VFD_AT_RANDOM, 1))
+		idx = fdmap_alloc_random(&vfd_map, value);
 	else
-		idx = alloc_at(where, at_idx, vfd_slot_value(backing, flags));
+		idx = alloc_at(where, at_idx, value);
 	if (__builtin_expect(idx >= 0, 1)) {
 		err = vfd_own_backing(backing, (uint32_t)idx);
 		if (err < 0) {

@@ -81,6 +81,19 @@ START_TEST(ops)
 	ck_assert_int_eq(revmap_drop(&map, 64, 2), 1);
 	ck_assert_int_eq(revmap_drop(&map, 3 * REVMAP_SEG_SLOTS + 1, 3), 1);
 	ck_assert_int_eq(revmap_next(&map, 0), -1);
+	/* The walk's bit per group of values: a walk from the middle of a
+	 * group whose first half holds a value keeps its bit, one that finds
+	 * a group empty clears it, and a store sets it again. */
+	ck_assert_int_eq(revmap_put(&map, 1, 5), 0);
+	ck_assert_int_eq(revmap_next(&map, 2), -1);
+	ck_assert_int_eq(revmap_next(&map, 0), 1);
+	ck_assert_int_eq(revmap_drop(&map, 1, 5), 1);
+	ck_assert_uint_eq(map.seg[0]->used[0] & 1, 1);
+	ck_assert_int_eq(revmap_next(&map, 0), -1);
+	ck_assert_uint_eq(map.seg[0]->used[0] & 1, 0);
+	ck_assert_int_eq(revmap_put(&map, REVMAP_GROUP - 1, 6), 0);
+	ck_assert_int_eq(revmap_next(&map, 0), REVMAP_GROUP - 1);
+	ck_assert_int_eq(revmap_drop(&map, REVMAP_GROUP - 1, 6), 1);
 }
 END_TEST
 
