@@ -17,6 +17,7 @@
  *     allocation with live < widen_at skips it; or 0 while a seed is due
  *     (fdmap_seed_later), which sends the next one to the step;
  *   - reject == 2^32 mod range once range > 0 (Lemire's threshold).
+ *   - every mapped segment is below seg_end (it only grows).
  * A segment that does not exist is all free.
  *
  * The common case of alloc_random, alloc_exact, release and put runs in
@@ -270,6 +271,8 @@ static COLD int64_t take_unmapped(struct fdmap *m, uint32_t idx, uint32_t value)
 		return -ENOMEM;
 	/* Publish only a fully formed segment to lock-free readers. */
 	__atomic_store_n(&m->seg[s], (struct fdmap_seg *)p, __ATOMIC_RELEASE);
+	if (s >= m->seg_end)
+		__atomic_store_n(&m->seg_end, s + 1, __ATOMIC_RELAXED);
 	return take_in(m, p, idx, value);
 }
 
@@ -301,7 +304,7 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 
 void fdmap_destroy(struct fdmap *m)
 {
-	for (uint32_t s = 0; s < FDMAP_NSEGS; s++)
+	for (uint32_t s = 0; s < m->seg_end; s++)
 		if (m->seg[s])
 			ufd_sys_munmap(m->seg[s], sizeof(struct fdmap_seg));
 	*m = (struct fdmap){ 0 };
@@ -508,7 +511,12 @@ int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)
 
 int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
 {
-	for (uint64_t i = idx; i < m->limit;) {
+	uint64_t end = (uint64_t)__atomic_load_n(&m->seg_end, __ATOMIC_RELAXED)
+		       << FDMAP_SEG_SHIFT;
+
+	if (end > m->limit)
+		end = m->limit;
+	for (uint64_t i = idx; i < end;) {
 		uint32_t s = (uint32_t)(i >> FDMAP_SEG_SHIFT);
 		const struct fdmap_seg *g = m->seg[s];
 
