@@ -54,44 +54,80 @@ typedef void (*siginfo_handler)(int, siginfo_t *, void *);
  * the trampoline. */
 static siginfo_handler handlers[_NSIG];
 
-static int sig_lock_word;
+/* The lock: 0 when free, else its holder's name, the address of a
+ * thread-local of its thread (the same in a fork child, where the thread
+ * id is another), so that a signal handler can tell that its own thread
+ * holds it. */
+static __thread char sig_me __attribute__((tls_model("initial-exec")));
+static uintptr_t sig_lock_word;
+
+/* Take the lock for this thread: 1, or 0 if this thread holds it already
+ * (a handler that interrupted a fork between its handlers, or a
+ * synchronous fault inside a holder: the holder changes nothing while
+ * the handler runs, and the other threads stay out).  Async-signal-safe. */
+UFD_EARLY static int sig_take(void)
+{
+	uintptr_t me = (uintptr_t)&sig_me, c = 0;
+
+	while (!__atomic_compare_exchange_n(&sig_lock_word, &c, me, 0,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (c == me)
+			return 0;
+		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		c = 0;
+	}
+	return 1;
+}
 
 /* Block every signal of this thread (saving the mask in *saved), then
- * take the lock.  Raw system calls: async-signal-safe. */
-UFD_EARLY static void sig_lock(sigset_t *saved)
+ * take the lock (*taken: sig_take's answer).  Raw system calls:
+ * async-signal-safe. */
+UFD_EARLY static void sig_lock(sigset_t *saved, int *taken)
 {
 	sigset_t all;
 
 	sigfillset(&all);
 	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)saved,
 		 _NSIG / 8, 0, 0);
-	while (__atomic_exchange_n(&sig_lock_word, 1, __ATOMIC_ACQUIRE))
-		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	*taken = sig_take();
 }
 
-UFD_EARLY static void sig_unlock(const sigset_t *saved)
+UFD_EARLY static void sig_unlock(const sigset_t *saved, int taken)
 {
-	__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+	if (taken)
+		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
 	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)saved, 0, _NSIG / 8,
 		 0, 0);
 }
 
-/* Fork: the child must not inherit the lock held by another thread.
- * fork_mask is ordered by the lock, which the sanitizers do not see (the
- * lock is UFD_EARLY): these are not instrumented either. */
-static sigset_t fork_mask;
+/*
+ * Fork: the child must not inherit the lock held by another thread in the
+ * middle of a change (handlers[] and the kernel's action apart).  The
+ * lock is taken without blocking signals: a handler of this thread that
+ * runs between the fork's handlers (glibc 2.36's fork does not block
+ * signals) finds the lock its own (sig_take) and goes ahead, which is
+ * sound because the fork changes nothing under it; the child has the
+ * same name for its thread.  A single-threaded process has no other
+ * thread to keep out, and its own thread can hold the lock here only if
+ * a handler forked in the middle of a change, which resumes in the child
+ * and lets go of it: nothing is taken nor written then (fork_held stays
+ * 0, a page not copied).  Not instrumented: fork_held is ordered by the
+ * lock, which the sanitizers do not see.
+ */
+static int fork_held;
 
 UFD_EARLY static void fork_prepare(void)
 {
-	sigset_t saved;
-
-	sig_lock(&saved);
-	fork_mask = saved;
+	if (!__libc_single_threaded)
+		fork_held = sig_take();
 }
 
 UFD_EARLY static void fork_release(void)
 {
-	sig_unlock(&fork_mask);
+	if (fork_held) {
+		fork_held = 0;
+		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+	}
 }
 
 UFD_STARTUP void ufd_signal_init(void)
@@ -177,7 +213,7 @@ UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
  * if the call failed, and unlocks.
  */
 struct change {
-	int sig, tramp;
+	int sig, tramp, taken;
 	siginfo_handler prev;
 	sigset_t saved;
 };
@@ -187,7 +223,7 @@ UFD_EARLY static void *change_begin(struct change *c, int sig, void *h,
 {
 	c->sig = sig;
 	c->tramp = wants_trampoline(sig, h, flags);
-	sig_lock(&c->saved);
+	sig_lock(&c->saved, &c->taken);
 	if (!c->tramp)
 		return h;
 	c->prev = handlers[sig];
@@ -202,7 +238,7 @@ UFD_EARLY static void change_end(struct change *c, int ok, void **old)
 		*old = c->tramp ? (void *)c->prev : program_handler(c->sig, *old);
 	if (!ok && c->tramp)
 		__atomic_store_n(&handlers[c->sig], c->prev, __ATOMIC_RELEASE);
-	sig_unlock(&c->saved);
+	sig_unlock(&c->saved, c->taken);
 }
 
 UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
@@ -298,14 +334,14 @@ UFD_EARLY static __sighandler_t signal_with(__sighandler_t (*real)(int, __sighan
 {
 	sigset_t saved;
 	__sighandler_t r;
-	int err;
+	int err, taken;
 
-	sig_lock(&saved);
+	sig_lock(&saved, &taken);
 	r = real(sig, handler);
 	err = errno;
 	if (r != SIG_ERR)
 		r = (__sighandler_t)program_handler(sig, (void *)r);
-	sig_unlock(&saved);
+	sig_unlock(&saved, taken);
 	errno = err;
 	return r;
 }

@@ -17,6 +17,12 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#else
+/* Before glibc 2.32: never known to be single-threaded. */
+#define __libc_single_threaded 0
+#endif
 
 #if defined(__x86_64__)
 
