@@ -94,7 +94,7 @@ void fdmap_reseed(struct fdmap *m, uint64_t seed)
 	m->seed_later = NULL;
 }
 
-void fdmap_seed_later(struct fdmap *m, uint64_t (*seed)(void))
+UFD_FORK void fdmap_seed_later(struct fdmap *m, uint64_t (*seed)(void))
 {
 	m->seed_later = seed;
 	/* The next random allocation goes to alloc_random_slow, which seeds
@@ -509,7 +509,7 @@ int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)
 						__ATOMIC_RELAXED);
 }
 
-int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
+UFD_FORK int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
 {
 	uint64_t end = (uint64_t)__atomic_load_n(&m->seg_end, __ATOMIC_RELAXED)
 		       << FDMAP_SEG_SHIFT;

@@ -193,7 +193,7 @@ void ufd_log_flush_held(void)
 		flush_held();
 }
 
-void ufd_log_fork_child(int released)
+UFD_FORK void ufd_log_fork_child(int released)
 {
 	/* The parent writes what was held; the child's lock is reset.  Each
 	 * word is written only if set: the thread's TLS page is then not

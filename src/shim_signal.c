@@ -116,13 +116,13 @@ UFD_EARLY static void sig_unlock(const sigset_t *saved, int taken)
  */
 static int fork_held;
 
-UFD_EARLY static void fork_prepare(void)
+UFD_EARLY UFD_FORK static void fork_prepare(void)
 {
 	if (!__libc_single_threaded)
 		fork_held = sig_take();
 }
 
-UFD_EARLY static void fork_release(void)
+UFD_EARLY UFD_FORK static void fork_release(void)
 {
 	if (fork_held) {
 		fork_held = 0;

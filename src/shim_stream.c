@@ -294,7 +294,7 @@ static void listing_forget(DIR *dir)
  * none of its words (listings_forked is set only when it was taken). */
 static int listings_forked;
 
-static void listings_prepare(void)
+UFD_FORK static void listings_prepare(void)
 {
 	if (__libc_single_threaded)
 		return;
@@ -302,7 +302,7 @@ static void listings_prepare(void)
 	listings_forked = 1;
 }
 
-static void listings_release(void)
+UFD_FORK static void listings_release(void)
 {
 	if (!listings_forked)
 		return;

@@ -24,6 +24,14 @@
 #define __libc_single_threaded 0
 #endif
 
+/* The fork handlers' code, and what a child's runs in a process without
+ * virtual descriptors, kept together: each page of code a fork child runs
+ * is a page fault in it (the kernel does not copy the page tables of
+ * file mappings).  GNU ld's default script gathers .text.sorted.* from
+ * every object into one place, where a plain .text.NAME stays with its
+ * object's .text. */
+#define UFD_FORK __attribute__((section(".text.sorted.ufd_fork")))
+
 #if defined(__x86_64__)
 
 static inline long ufd_sys6(long n, long a, long b, long c, long d, long e,

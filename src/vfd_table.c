@@ -1195,15 +1195,20 @@ static int fork_locked, fork_blocked;
  * its own thread holds the lock or makes a backing descriptor only if
  * this fork comes from a signal handler that interrupted it, when neither
  * could be taken anyway; fork_child tells the two apart by the lock word. */
-static void fork_prepare(void)
+UFD_FORK static void fork_prepare(void)
 {
-	if (single_threaded())
+	if (single_threaded()) {
+		/* Read here, not written: the child reads the lock word, and
+		 * a page the parent never touched would be a fault in every
+		 * child, where the parent's read maps it once. */
+		(void)__atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 		return;
+	}
 	fork_blocked = block_makers() == 0;
 	fork_locked = vfd_lock() == 0;
 }
 
-static void fork_parent(void)
+UFD_FORK static void fork_parent(void)
 {
 	if (fork_locked) {
 		fork_locked = 0;
@@ -1223,7 +1228,7 @@ static void fork_parent(void)
  * they change, so that a process without virtual descriptors copies no
  * page of ufd's here.
  */
-static void fork_child(void)
+UFD_FORK static void fork_child(void)
 {
 	int locked = fork_locked;
 	uint32_t held = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
