@@ -17,7 +17,8 @@
  *     allocation with live < widen_at skips it; or 0 while a seed is due
  *     (fdmap_seed_later), which sends the next one to the step;
  *   - reject == 2^32 mod range once range > 0 (Lemire's threshold).
- *   - every mapped segment is below seg_end (it only grows).
+ *   - every mapped segment's slots below limit are below seg_end <= limit
+ *     (it only grows).
  * A segment that does not exist is all free.
  *
  * The common case of alloc_random, alloc_exact, release and put runs in
@@ -271,8 +272,12 @@ static COLD int64_t take_unmapped(struct fdmap *m, uint32_t idx, uint32_t value)
 		return -ENOMEM;
 	/* Publish only a fully formed segment to lock-free readers. */
 	__atomic_store_n(&m->seg[s], (struct fdmap_seg *)p, __ATOMIC_RELEASE);
-	if (s >= m->seg_end)
-		__atomic_store_n(&m->seg_end, s + 1, __ATOMIC_RELAXED);
+	if (idx >= m->seg_end) {
+		uint64_t end = ((uint64_t)s + 1) << FDMAP_SEG_SHIFT;
+
+		__atomic_store_n(&m->seg_end, end < m->limit ? (uint32_t)end : m->limit,
+				 __ATOMIC_RELAXED);
+	}
 	return take_in(m, p, idx, value);
 }
 
@@ -304,7 +309,7 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 
 void fdmap_destroy(struct fdmap *m)
 {
-	for (uint32_t s = 0; s < m->seg_end; s++)
+	for (uint32_t s = 0; s < FDMAP_NSEGS && (uint64_t)s << FDMAP_SEG_SHIFT < m->seg_end; s++)
 		if (m->seg[s])
 			ufd_sys_munmap(m->seg[s], sizeof(struct fdmap_seg));
 	*m = (struct fdmap){ 0 };
@@ -511,12 +516,7 @@ int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)
 
 UFD_FORK int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
 {
-	uint64_t end = (uint64_t)__atomic_load_n(&m->seg_end, __ATOMIC_RELAXED)
-		       << FDMAP_SEG_SHIFT;
-
-	if (end > m->limit)
-		end = m->limit;
-	for (uint64_t i = idx; i < end;) {
+	for (uint64_t i = idx; i < __atomic_load_n(&m->seg_end, __ATOMIC_RELAXED);) {
 		uint32_t s = (uint32_t)(i >> FDMAP_SEG_SHIFT);
 		const struct fdmap_seg *g = m->seg[s];
 

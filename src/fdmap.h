@@ -62,7 +62,8 @@ struct fdmap {
 	uint32_t range;	   /* random allocation draws from [0, range) */
 	uint32_t widen_at; /* the range is widened when live reaches this */
 	uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
-	uint32_t seg_end;  /* one past the highest segment ever mapped */
+	uint32_t seg_end;  /* slots at or past it are in no segment ever mapped
+			    * (nor past limit): the end of fdmap_next_busy's walk */
 	uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
 	uint64_t (*seed_later)(void); /* seeds rng at the next draw, or NULL */
 };
