@@ -21,11 +21,12 @@
  *   - sigwaitinfo and sigtimedwait rewrite the siginfo they return.
  *
  * `handlers[sig]` is written with the lock held (blocking every signal of
- * the thread, so that a handler calling sigaction cannot deadlock on it),
- * before the trampoline is installed, and never cleared: the trampoline
- * reads it lock-free and always finds a handler.  The lock also makes the
- * kernel's action and the table change together, so that oldact is the
- * handler of the last install.  Fork keeps the table (process memory,
+ * the thread, so that no handler of its runs in the middle), before the
+ * trampoline is installed, and never cleared: the trampoline reads it
+ * lock-free and always finds a handler.  The lock also makes the kernel's
+ * action and the table change together, so that oldact is the handler of
+ * the last install.  A change to SIG_DFL or SIG_IGN blocks no signal
+ * ("the fast change" below): two system calls fewer per call.  Fork keeps the table (process memory,
  * like the kernel's actions); exec resets the kernel's actions, and the
  * table with the process.
  *
@@ -204,6 +205,145 @@ UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
 }
 
 /*
+ * The kernel's struct sigaction (x86_64 and arm64 alike: both have
+ * SA_RESTORER), for syscall(SYS_rt_sigaction).  Its mask is sigsetsize
+ * bytes, which the kernel refuses unless 8.
+ */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask;
+};
+
+
+/*
+ * The fast change: sigaction to SIG_DFL or SIG_IGN (or a look at the
+ * action), which needs no trampoline, the common case (a shell's child
+ * sets a dozen signals back to SIG_DFL before exec).  It blocks no signal,
+ * so costs no rt_sigprocmask: it takes the lock as it is (sig_take) and
+ * makes the exchange itself with the raw system call, whose old action
+ * the kernel writes into `struct fast` before it returns.
+ *
+ * The lock keeps the other threads' changes out, so that handlers[sig]
+ * is what the trampoline stood for at the exchange, as in a slow change.
+ * A signal handler of this thread may run anywhere in it, though, and
+ * make a change of its own (sig_take: the lock is its thread's).  Only a
+ * change that installs the trampoline writes handlers[], and it matters
+ * only if it runs after the exchange, when the old trampoline stood for
+ * the handler it replaces.  The kernel tells which: f->old.handler is
+ * still fast_unset before the exchange and never after it (a signal is
+ * delivered between system calls, not inside one).  So such a change
+ * (fast_fix, in change_begin) hands each exchanged fast change of its
+ * thread on the same signal, not yet fixed, the value it is about to
+ * replace; the fast change reads handlers[sig] and then, if fixed, takes
+ * that instead.  Either way it gets handlers[sig] as of its exchange.
+ * (glibc's sigaction could not be used: it copies the old action out of
+ * its own stack after the system call, where a handler cannot see it.)
+ *
+ * The kernel's action is what glibc's sigaction would make: the flags
+ * with SA_RESTORER and a restorer, on x86_64 a copy of glibc's
+ * __restore_rt (the same bytes, which unwinders look for; never run here,
+ * with SIG_DFL and SIG_IGN).  Only sa_restorer's address in a later
+ * oldact differs from glibc's, a field that nothing reads back but
+ * sigaction itself, which replaces it.
+ */
+struct fast {
+	struct k_sigaction old; /* the kernel writes it in the exchange */
+	struct fast *next;	/* the change this handler interrupted */
+	void *fix;
+	int sig, fixed;
+};
+
+static __thread struct fast *fast_here __attribute__((tls_model("initial-exec")));
+static const char fast_unset; /* old.handler until the exchange */
+
+#if defined(__x86_64__)
+#define FAST_RESTORER 0x04000000UL /* SA_RESTORER */
+void ufd_restore_rt(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".globl ufd_restore_rt\n"
+	".hidden ufd_restore_rt\n"
+	".type ufd_restore_rt, @function\n"
+	".align 16\n"
+	"ufd_restore_rt:\n"
+	"\tmovq $15, %rax\n" /* rt_sigreturn */
+	"\tsyscall\n"
+	".size ufd_restore_rt, .-ufd_restore_rt\n");
+#define FAST_RESTORER_FN ((void *)ufd_restore_rt)
+#else
+#define FAST_RESTORER 0UL /* arm64: glibc sets none either */
+#define FAST_RESTORER_FN NULL
+#endif
+
+/* Before a change writes handlers[sig]: lock held, signals blocked. */
+UFD_EARLY static void fast_fix(int sig)
+{
+	for (struct fast *f = fast_here; f; f = f->next)
+		if (f->sig == sig && !f->fixed &&
+		    *(void *volatile *)&f->old.handler != (void *)&fast_unset) {
+			f->fix = (void *)handlers[sig];
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			__atomic_store_n(&f->fixed, 1, __ATOMIC_RELAXED);
+		}
+}
+
+/* Is act (NULL: none) one for the fast change of signal sig?  Not the
+ * signals glibc keeps for itself (32 and 33, which its sigaction
+ * refuses), nor SIGABRT, whose changes later glibcs order with abort(). */
+UFD_EARLY static int fast_ok(int sig, const struct sigaction *act)
+{
+	return sig > 0 && sig < _NSIG && sig != 32 && sig != 33 &&
+	       sig != SIGABRT &&
+	       (!act || act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN);
+}
+
+UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
+				    struct sigaction *oldact)
+{
+	struct k_sigaction k;
+	struct fast f = { .old.handler = (void *)&fast_unset, .sig = sig };
+	int taken;
+	long r;
+
+	if (act) {
+		k.handler = (void *)act->sa_handler;
+		k.flags = (unsigned long)act->sa_flags | FAST_RESTORER;
+		k.restorer = FAST_RESTORER_FN;
+		memcpy(&k.mask, &act->sa_mask, sizeof(k.mask));
+	}
+	taken = sig_take();
+	f.next = fast_here;
+	__atomic_store_n(&fast_here, &f, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
+		     oldact ? (long)&f.old : 0, sizeof(k.mask), 0, 0);
+	if (r == 0 && oldact && f.old.handler == (void *)trampoline) {
+		void *h = (void *)__atomic_load_n(&handlers[sig], __ATOMIC_ACQUIRE);
+
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&f.fixed, __ATOMIC_RELAXED))
+			h = f.fix;
+		f.old.handler = h;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&fast_here, f.next, __ATOMIC_RELAXED);
+	if (taken)
+		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+	if (r < 0)
+		return ufd_ret((int)r);
+	if (oldact) {
+		/* As glibc fills it: the kernel's mask in the first bytes,
+		 * the rest of sa_mask as it was. */
+		oldact->sa_handler = (__sighandler_t)f.old.handler;
+		memcpy(&oldact->sa_mask, &f.old.mask, sizeof(f.old.mask));
+		oldact->sa_flags = (int)f.old.flags;
+		oldact->sa_restorer = (void (*)(void))f.old.restorer;
+	}
+	return 0;
+}
+
+/*
  * One change of a signal's action, by libc's sigaction or the raw system
  * call, whose structures differ: change_begin takes the lock and returns
  * the handler to give the kernel in place of the new action's h (the
@@ -227,6 +367,7 @@ UFD_EARLY static void *change_begin(struct change *c, int sig, void *h,
 	if (!c->tramp)
 		return h;
 	c->prev = handlers[sig];
+	fast_fix(sig);
 	__atomic_store_n(&handlers[sig], (siginfo_handler)h, __ATOMIC_RELEASE);
 	return (void *)trampoline;
 }
@@ -248,9 +389,13 @@ UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 {
 	struct sigaction mine, old;
 	struct change c;
-	void *h = change_begin(&c, sig, act ? (void *)act->sa_sigaction : NULL,
-			       act ? (unsigned long)act->sa_flags : 0);
+	void *h;
 	int r, err;
+
+	if (fast_ok(sig, act))
+		return sigaction_fast(sig, act, oldact);
+	h = change_begin(&c, sig, act ? (void *)act->sa_sigaction : NULL,
+			 act ? (unsigned long)act->sa_flags : 0);
 
 	if (c.tramp) {
 		mine = *act;
@@ -267,18 +412,6 @@ UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 	errno = err;
 	return r;
 }
-
-/*
- * The kernel's struct sigaction (x86_64 and arm64 alike: both have
- * SA_RESTORER), for syscall(SYS_rt_sigaction).  Its mask is sigsetsize
- * bytes, which the kernel refuses unless 8.
- */
-struct k_sigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	unsigned long mask;
-};
 
 UFD_EARLY long ufd_rt_sigaction(int sig, const void *act, void *oldact,
 				unsigned long setsize)
