@@ -25,8 +25,9 @@
  * trampoline is installed, and never cleared: the trampoline reads it
  * lock-free and always finds a handler.  The lock also makes the kernel's
  * action and the table change together, so that oldact is the handler of
- * the last install.  A change to SIG_DFL or SIG_IGN blocks no signal
- * ("the fast change" below): two system calls fewer per call.  Fork keeps the table (process memory,
+ * the last install.  A change to SIG_DFL or SIG_IGN in a single-threaded
+ * process takes no lock and blocks no signal ("the fast change" below):
+ * two system calls fewer per call.  Fork keeps the table (process memory,
  * like the kernel's actions); exec resets the kernel's actions, and the
  * table with the process.
  *
@@ -219,43 +220,49 @@ struct k_sigaction {
 
 /*
  * The fast change: sigaction to SIG_DFL or SIG_IGN (or a look at the
- * action), which needs no trampoline, the common case (a shell's child
- * sets a dozen signals back to SIG_DFL before exec).  It blocks no signal,
- * so costs no rt_sigprocmask: it takes the lock as it is (sig_take) and
- * makes the exchange itself with the raw system call, whose old action
- * the kernel writes into `struct fast` before it returns.
+ * action) in a single-threaded process, which needs no trampoline: the
+ * common case (a shell's child sets a dozen signals back to SIG_DFL
+ * before exec).  It blocks no signal and takes no lock, so costs no
+ * rt_sigprocmask: no other thread can change an action meanwhile, and
+ * the exchange is made with the raw system call, whose old action the
+ * kernel writes into a record of this thread's (`struct fast`) before it
+ * returns.
  *
- * The lock keeps the other threads' changes out, so that handlers[sig]
- * is what the trampoline stood for at the exchange, as in a slow change.
  * A signal handler of this thread may run anywhere in it, though, and
- * make a change of its own (sig_take: the lock is its thread's).  Only a
- * change that installs the trampoline writes handlers[], and it matters
- * only if it runs after the exchange, when the old trampoline stood for
- * the handler it replaces.  The kernel tells which: f->old.handler is
- * still fast_unset before the exchange and never after it (a signal is
- * delivered between system calls, not inside one).  So such a change
- * (fast_fix, in change_begin) hands each exchanged fast change of its
- * thread on the same signal, not yet fixed, the value it is about to
- * replace; the fast change reads handlers[sig] and then, if fixed, takes
- * that instead.  Either way it gets handlers[sig] as of its exchange.
- * (glibc's sigaction could not be used: it copies the old action out of
- * its own stack after the system call, where a handler cannot see it.)
+ * make a change of its own.  Only a change that installs the trampoline
+ * writes handlers[], and it matters only if it runs after the exchange,
+ * when the old trampoline stood for the handler it replaces.  The kernel
+ * tells which: f->old.handler is still fast_unset before the exchange and
+ * never after it (a signal is delivered between system calls, not inside
+ * one).  So such a change (fast_fix, in change_begin) hands each exchanged
+ * fast change of its thread on the same signal, not yet fixed, the value
+ * it is about to replace; the fast change reads handlers[sig] and then,
+ * if fixed, takes that instead.  Either way it gets handlers[sig] as of
+ * its exchange.  (glibc's sigaction could not be used: it copies the old
+ * action out of its own stack after the system call, where a handler
+ * cannot see it.)  The records are thread-locals, not on the stack, and
+ * nest as deep as FAST_MAX, so that a handler that leaves a fast change
+ * with siglongjmp leaves a stale record that nobody reads, not a pointer
+ * into a dead frame; past FAST_MAX (four such jumps) the thread takes the
+ * slow change.  With threads, the slow change: its lock keeps the other
+ * threads out, and a fast one holding it could be abandoned the same way.
  *
  * The kernel's action is what glibc's sigaction would make: the flags
  * with SA_RESTORER and a restorer, on x86_64 a copy of glibc's
  * __restore_rt (the same bytes, which unwinders look for; never run here,
  * with SIG_DFL and SIG_IGN).  Only sa_restorer's address in a later
- * oldact differs from glibc's, a field that nothing reads back but
- * sigaction itself, which replaces it.
+ * oldact differs from glibc's, a field nothing reads back but sigaction
+ * itself, which replaces it.
  */
 struct fast {
 	struct k_sigaction old; /* the kernel writes it in the exchange */
-	struct fast *next;	/* the change this handler interrupted */
 	void *fix;
 	int sig, fixed;
 };
 
-static __thread struct fast *fast_here __attribute__((tls_model("initial-exec")));
+#define FAST_MAX 4
+static __thread struct fast fast_recs[FAST_MAX] __attribute__((tls_model("initial-exec")));
+static __thread unsigned fast_depth __attribute__((tls_model("initial-exec")));
 static const char fast_unset; /* old.handler until the exchange */
 
 #if defined(__x86_64__)
@@ -279,13 +286,18 @@ __asm__(".text\n"
 /* Before a change writes handlers[sig]: lock held, signals blocked. */
 UFD_EARLY static void fast_fix(int sig)
 {
-	for (struct fast *f = fast_here; f; f = f->next)
+	unsigned n = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
+
+	for (unsigned d = 0; d < n && d < FAST_MAX; d++) {
+		struct fast *f = &fast_recs[d];
+
 		if (f->sig == sig && !f->fixed &&
 		    *(void *volatile *)&f->old.handler != (void *)&fast_unset) {
 			f->fix = (void *)handlers[sig];
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			__atomic_store_n(&f->fixed, 1, __ATOMIC_RELAXED);
 		}
+	}
 }
 
 /* Is act (NULL: none) one for the fast change of signal sig?  Not the
@@ -293,7 +305,9 @@ UFD_EARLY static void fast_fix(int sig)
  * refuses), nor SIGABRT, whose changes later glibcs order with abort(). */
 UFD_EARLY static int fast_ok(int sig, const struct sigaction *act)
 {
-	return sig > 0 && sig < _NSIG && sig != 32 && sig != 33 &&
+	return __libc_single_threaded &&
+	       __atomic_load_n(&fast_depth, __ATOMIC_RELAXED) < FAST_MAX &&
+	       sig > 0 && sig < _NSIG && sig != 32 && sig != 33 &&
 	       sig != SIGABRT &&
 	       (!act || act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN);
 }
@@ -301,9 +315,9 @@ UFD_EARLY static int fast_ok(int sig, const struct sigaction *act)
 UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 				    struct sigaction *oldact)
 {
+	unsigned d = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
+	struct fast *f = &fast_recs[d];
 	struct k_sigaction k;
-	struct fast f = { .old.handler = (void *)&fast_unset, .sig = sig };
-	int taken;
 	long r;
 
 	if (act) {
@@ -312,33 +326,33 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 		k.restorer = FAST_RESTORER_FN;
 		memcpy(&k.mask, &act->sa_mask, sizeof(k.mask));
 	}
-	taken = sig_take();
-	f.next = fast_here;
-	__atomic_store_n(&fast_here, &f, __ATOMIC_RELAXED);
+	f->sig = sig;
+	f->fixed = 0;
+	f->old.handler = (void *)&fast_unset;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
-		     oldact ? (long)&f.old : 0, sizeof(k.mask), 0, 0);
-	if (r == 0 && oldact && f.old.handler == (void *)trampoline) {
+		     oldact ? (long)&f->old : 0, sizeof(k.mask), 0, 0);
+	if (r == 0 && oldact && f->old.handler == (void *)trampoline) {
 		void *h = (void *)__atomic_load_n(&handlers[sig], __ATOMIC_ACQUIRE);
 
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&f.fixed, __ATOMIC_RELAXED))
-			h = f.fix;
-		f.old.handler = h;
+		if (__atomic_load_n(&f->fixed, __ATOMIC_RELAXED))
+			h = f->fix;
+		f->old.handler = h;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&fast_here, f.next, __ATOMIC_RELAXED);
-	if (taken)
-		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
 	if (r < 0)
 		return ufd_ret((int)r);
 	if (oldact) {
 		/* As glibc fills it: the kernel's mask in the first bytes,
 		 * the rest of sa_mask as it was. */
-		oldact->sa_handler = (__sighandler_t)f.old.handler;
-		memcpy(&oldact->sa_mask, &f.old.mask, sizeof(f.old.mask));
-		oldact->sa_flags = (int)f.old.flags;
-		oldact->sa_restorer = (void (*)(void))f.old.restorer;
+		oldact->sa_handler = (__sighandler_t)f->old.handler;
+		memcpy(&oldact->sa_mask, &f->old.mask, sizeof(f->old.mask));
+		oldact->sa_flags = (int)f->old.flags;
+		oldact->sa_restorer = (void (*)(void))f->old.restorer;
 	}
 	return 0;
 }
