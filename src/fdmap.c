@@ -17,6 +17,8 @@
  *     allocation with live < widen_at skips it; or 0 while a seed is due
  *     (fdmap_seed_later), which sends the next one to the step;
  *   - reject == 2^32 mod range once range > 0 (Lemire's threshold).
+ *   - every mapped segment's slots below limit are below seg_end <= limit
+ *     (it only grows).
  * A segment that does not exist is all free.
  *
  * The common case of alloc_random, alloc_exact, release and put runs in
@@ -96,7 +98,7 @@ void fdmap_reseed(struct fdmap *m, uint64_t seed)
 	m->seed_later = NULL;
 }
 
-void fdmap_seed_later(struct fdmap *m, uint64_t (*seed)(void))
+UFD_FORK void fdmap_seed_later(struct fdmap *m, uint64_t (*seed)(void))
 {
 	m->seed_later = seed;
 	/* The next random allocation goes to alloc_random_slow, which seeds
@@ -283,6 +285,12 @@ static COLD int64_t take_unmapped(struct fdmap *m, uint32_t idx, uint32_t value)
 		return -ENOMEM;
 	/* Publish only a fully formed segment to lock-free readers. */
 	__atomic_store_n(&m->seg[s], (struct fdmap_seg *)p, __ATOMIC_RELEASE);
+	if (idx >= m->seg_end) {
+		uint64_t end = ((uint64_t)s + 1) << FDMAP_SEG_SHIFT;
+
+		__atomic_store_n(&m->seg_end, end < m->limit ? (uint32_t)end : m->limit,
+				 __ATOMIC_RELAXED);
+	}
 	return take_in(m, p, idx, value);
 }
 
@@ -314,7 +322,7 @@ int fdmap_init(struct fdmap *m, uint32_t limit, uint64_t seed)
 
 void fdmap_destroy(struct fdmap *m)
 {
-	for (uint32_t s = 0; s < FDMAP_NSEGS; s++)
+	for (uint32_t s = 0; s < FDMAP_NSEGS && (uint64_t)s << FDMAP_SEG_SHIFT < m->seg_end; s++)
 		if (m->seg[s])
 			ufd_sys_munmap(m->seg[s], sizeof(struct fdmap_seg));
 	*m = (struct fdmap){ 0 };
@@ -519,11 +527,11 @@ int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value)
 						__ATOMIC_RELAXED);
 }
 
-int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
+UFD_FORK int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx)
 {
 	if (!__atomic_load_n(&m->live, __ATOMIC_RELAXED))
 		return -1;
-	for (uint64_t i = idx; i < m->limit;) {
+	for (uint64_t i = idx; i < __atomic_load_n(&m->seg_end, __ATOMIC_RELAXED);) {
 		uint32_t s = (uint32_t)(i >> FDMAP_SEG_SHIFT);
 		const struct fdmap_seg *g = m->seg[s];
 

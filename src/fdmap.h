@@ -71,6 +71,9 @@ struct fdmap {
 			uint32_t range;	   /* random allocation draws from [0, range) */
 			uint32_t widen_at; /* the range is widened when live reaches this */
 			uint32_t reject;   /* Lemire's threshold for range: 2^32 mod range */
+			uint32_t seg_end;  /* slots at or past it are in no segment ever
+					    * mapped (nor past limit): the end of
+					    * fdmap_next_busy's walk */
 			uint64_t rng[1];   /* wyrand state (an array: callers read rng[0]) */
 			uint64_t (*seed_later)(void); /* seeds rng at the next draw, or NULL */
 		};
@@ -141,7 +144,10 @@ int fdmap_put(struct fdmap *m, uint32_t idx, uint32_t value);
  */
 int fdmap_cas(struct fdmap *m, uint32_t idx, uint32_t old, uint32_t value);
 
-/* Index of the first busy slot >= idx, or -1.  Walks mapped segments. */
+/* Index of the first busy slot >= idx, or -1.  Walks the segment table
+ * only up to the highest segment ever mapped (seg_end): a fork child's
+ * walk of a map with a few descriptors reads one page of it, not 96 KB of
+ * pages it never had. */
 int64_t fdmap_next_busy(const struct fdmap *m, uint32_t idx);
 
 /*

@@ -193,13 +193,17 @@ void ufd_log_flush_held(void)
 		flush_held();
 }
 
-void ufd_log_fork_child(int released)
+UFD_FORK void ufd_log_fork_child(int released)
 {
-	/* The parent writes what was held; the child's lock is reset. */
-	held_len = 0;
-	held_lost = 0;
-	held_flushing = 0;
-	if (released)
+	/* The parent writes what was held; the child's lock is reset.  Each
+	 * word is written only if set: the thread's TLS page is then not
+	 * copied in a child that never logged (a page fault per fork). */
+	if (held_len | held_lost | held_flushing) {
+		held_len = 0;
+		held_lost = 0;
+		held_flushing = 0;
+	}
+	if (released && ufd_log_depth)
 		ufd_log_depth = 0;
 }
 

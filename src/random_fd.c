@@ -83,7 +83,7 @@ static uint64_t kernel_seed(void)
 
 /* A forked child draws apart from its parent: from the parent's sequence
  * under UFD_SEED (reproducible), else from a new seed. */
-static void fork_child(void)
+UFD_FORK static void fork_child(void)
 {
 	uint64_t s = ufd_settings.seed_fixed ? mix(rng ^ 0x5eed0f0c4ULL) : kernel_seed();
 

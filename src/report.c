@@ -140,7 +140,7 @@ static void unlock_reports(void)
 
 /* The fork child has only the forking thread: a lock held by another is
  * no one's there. */
-static void reports_fork_child(void)
+UFD_FORK static void reports_fork_child(void)
 {
 	if (owner != gettid_raw())
 		owner = 0;

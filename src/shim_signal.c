@@ -21,11 +21,13 @@
  *   - sigwaitinfo and sigtimedwait rewrite the siginfo they return.
  *
  * `handlers[sig]` is written with the lock held (blocking every signal of
- * the thread, so that a handler calling sigaction cannot deadlock on it),
- * before the trampoline is installed, and never cleared: the trampoline
- * reads it lock-free and always finds a handler.  The lock also makes the
- * kernel's action and the table change together, so that oldact is the
- * handler of the last install.  Fork keeps the table (process memory,
+ * the thread, so that no handler of its runs in the middle), before the
+ * trampoline is installed, and never cleared: the trampoline reads it
+ * lock-free and always finds a handler.  The lock also makes the kernel's
+ * action and the table change together, so that oldact is the handler of
+ * the last install.  A change to SIG_DFL or SIG_IGN in a single-threaded
+ * process takes no lock and blocks no signal ("the fast change" below):
+ * two system calls fewer per call.  Fork keeps the table (process memory,
  * like the kernel's actions); exec resets the kernel's actions, and the
  * table with the process.
  *
@@ -54,44 +56,80 @@ typedef void (*siginfo_handler)(int, siginfo_t *, void *);
  * the trampoline. */
 static siginfo_handler handlers[_NSIG];
 
-static int sig_lock_word;
+/* The lock: 0 when free, else its holder's name, the address of a
+ * thread-local of its thread (the same in a fork child, where the thread
+ * id is another), so that a signal handler can tell that its own thread
+ * holds it. */
+static __thread char sig_me __attribute__((tls_model("initial-exec")));
+static uintptr_t sig_lock_word;
+
+/* Take the lock for this thread: 1, or 0 if this thread holds it already
+ * (a handler that interrupted a fork between its handlers, or a
+ * synchronous fault inside a holder: the holder changes nothing while
+ * the handler runs, and the other threads stay out).  Async-signal-safe. */
+UFD_EARLY static int sig_take(void)
+{
+	uintptr_t me = (uintptr_t)&sig_me, c = 0;
+
+	while (!__atomic_compare_exchange_n(&sig_lock_word, &c, me, 0,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		if (c == me)
+			return 0;
+		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		c = 0;
+	}
+	return 1;
+}
 
 /* Block every signal of this thread (saving the mask in *saved), then
- * take the lock.  Raw system calls: async-signal-safe. */
-UFD_EARLY static void sig_lock(sigset_t *saved)
+ * take the lock (*taken: sig_take's answer).  Raw system calls:
+ * async-signal-safe. */
+UFD_EARLY static void sig_lock(sigset_t *saved, int *taken)
 {
 	sigset_t all;
 
 	sigfillset(&all);
 	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)saved,
 		 _NSIG / 8, 0, 0);
-	while (__atomic_exchange_n(&sig_lock_word, 1, __ATOMIC_ACQUIRE))
-		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+	*taken = sig_take();
 }
 
-UFD_EARLY static void sig_unlock(const sigset_t *saved)
+UFD_EARLY static void sig_unlock(const sigset_t *saved, int taken)
 {
-	__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+	if (taken)
+		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
 	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)saved, 0, _NSIG / 8,
 		 0, 0);
 }
 
-/* Fork: the child must not inherit the lock held by another thread.
- * fork_mask is ordered by the lock, which the sanitizers do not see (the
- * lock is UFD_EARLY): these are not instrumented either. */
-static sigset_t fork_mask;
+/*
+ * Fork: the child must not inherit the lock held by another thread in the
+ * middle of a change (handlers[] and the kernel's action apart).  The
+ * lock is taken without blocking signals: a handler of this thread that
+ * runs between the fork's handlers (glibc 2.36's fork does not block
+ * signals) finds the lock its own (sig_take) and goes ahead, which is
+ * sound because the fork changes nothing under it; the child has the
+ * same name for its thread.  A single-threaded process has no other
+ * thread to keep out, and its own thread can hold the lock here only if
+ * a handler forked in the middle of a change, which resumes in the child
+ * and lets go of it: nothing is taken nor written then (fork_held stays
+ * 0, a page not copied).  Not instrumented: fork_held is ordered by the
+ * lock, which the sanitizers do not see.
+ */
+static int fork_held;
 
-UFD_EARLY static void fork_prepare(void)
+UFD_EARLY UFD_FORK static void fork_prepare(void)
 {
-	sigset_t saved;
-
-	sig_lock(&saved);
-	fork_mask = saved;
+	if (!__libc_single_threaded)
+		fork_held = sig_take();
 }
 
-UFD_EARLY static void fork_release(void)
+UFD_EARLY UFD_FORK static void fork_release(void)
 {
-	sig_unlock(&fork_mask);
+	if (fork_held) {
+		fork_held = 0;
+		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+	}
 }
 
 UFD_STARTUP void ufd_signal_init(void)
@@ -181,6 +219,158 @@ UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
 }
 
 /*
+ * The kernel's struct sigaction (x86_64 and arm64 alike: both have
+ * SA_RESTORER), for syscall(SYS_rt_sigaction).  Its mask is sigsetsize
+ * bytes, which the kernel refuses unless 8.
+ */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask;
+};
+
+
+/*
+ * The fast change: sigaction to SIG_DFL or SIG_IGN (or a look at the
+ * action) in a single-threaded process, which needs no trampoline: the
+ * common case (a shell's child sets a dozen signals back to SIG_DFL
+ * before exec).  It blocks no signal and takes no lock, so costs no
+ * rt_sigprocmask: no other thread can change an action meanwhile, and
+ * the exchange is made with the raw system call, whose old action the
+ * kernel writes into a record of this thread's (`struct fast`) before it
+ * returns.
+ *
+ * A signal handler of this thread may run anywhere in it, though, and
+ * make a change of its own.  Only a change that installs the trampoline
+ * writes handlers[], and it matters only if it runs after the exchange,
+ * when the old trampoline stood for the handler it replaces.  The kernel
+ * tells which: f->old.handler is still fast_unset before the exchange and
+ * never after it (a signal is delivered between system calls, not inside
+ * one).  So such a change (fast_fix, in change_begin) hands each exchanged
+ * fast change of its thread on the same signal, not yet fixed, the value
+ * it is about to replace; the fast change reads handlers[sig] and then,
+ * if fixed, takes that instead.  Either way it gets handlers[sig] as of
+ * its exchange.  (glibc's sigaction could not be used: it copies the old
+ * action out of its own stack after the system call, where a handler
+ * cannot see it.)  The records are thread-locals, not on the stack, and
+ * nest as deep as FAST_MAX, so that a handler that leaves a fast change
+ * with siglongjmp leaves a stale record that nobody reads, not a pointer
+ * into a dead frame; past FAST_MAX (four such jumps) the thread takes the
+ * slow change.  With threads, the slow change: its lock keeps the other
+ * threads out, and a fast one holding it could be abandoned the same way.
+ *
+ * The kernel's action is what glibc's sigaction would make: the flags
+ * with SA_RESTORER and a restorer, on x86_64 a copy of glibc's
+ * __restore_rt (the same bytes, which unwinders look for; never run here,
+ * with SIG_DFL and SIG_IGN).  Only sa_restorer's address in a later
+ * oldact differs from glibc's, a field nothing reads back but sigaction
+ * itself, which replaces it.
+ */
+struct fast {
+	struct k_sigaction old; /* the kernel writes it in the exchange */
+	void *fix;
+	int sig, fixed;
+};
+
+#define FAST_MAX 4
+static __thread struct fast fast_recs[FAST_MAX] __attribute__((tls_model("initial-exec")));
+static __thread unsigned fast_depth __attribute__((tls_model("initial-exec")));
+static const char fast_unset; /* old.handler until the exchange */
+
+#if defined(__x86_64__)
+#define FAST_RESTORER 0x04000000UL /* SA_RESTORER */
+void ufd_restore_rt(void) __attribute__((visibility("hidden")));
+__asm__(".text\n"
+	".globl ufd_restore_rt\n"
+	".hidden ufd_restore_rt\n"
+	".type ufd_restore_rt, @function\n"
+	".align 16\n"
+	"ufd_restore_rt:\n"
+	"\tmovq $15, %rax\n" /* rt_sigreturn */
+	"\tsyscall\n"
+	".size ufd_restore_rt, .-ufd_restore_rt\n");
+#define FAST_RESTORER_FN ((void *)ufd_restore_rt)
+#else
+#define FAST_RESTORER 0UL /* arm64: glibc sets none either */
+#define FAST_RESTORER_FN NULL
+#endif
+
+/* Before a change writes handlers[sig]: lock held, signals blocked. */
+UFD_EARLY static void fast_fix(int sig)
+{
+	unsigned n = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
+
+	for (unsigned d = 0; d < n && d < FAST_MAX; d++) {
+		struct fast *f = &fast_recs[d];
+
+		if (f->sig == sig && !f->fixed &&
+		    *(void *volatile *)&f->old.handler != (void *)&fast_unset) {
+			f->fix = (void *)handlers[sig];
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			__atomic_store_n(&f->fixed, 1, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/* Is act (NULL: none) one for the fast change of signal sig?  Not the
+ * signals glibc keeps for itself (32 and 33, which its sigaction
+ * refuses), nor SIGABRT, whose changes later glibcs order with abort(). */
+UFD_EARLY static int fast_ok(int sig, const struct sigaction *act)
+{
+	return __libc_single_threaded &&
+	       __atomic_load_n(&fast_depth, __ATOMIC_RELAXED) < FAST_MAX &&
+	       sig > 0 && sig < _NSIG && sig != 32 && sig != 33 &&
+	       sig != SIGABRT &&
+	       (!act || act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN);
+}
+
+UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
+				    struct sigaction *oldact)
+{
+	unsigned d = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
+	struct fast *f = &fast_recs[d];
+	struct k_sigaction k;
+	long r;
+
+	if (act) {
+		k.handler = (void *)act->sa_handler;
+		k.flags = (unsigned long)act->sa_flags | FAST_RESTORER;
+		k.restorer = FAST_RESTORER_FN;
+		memcpy(&k.mask, &act->sa_mask, sizeof(k.mask));
+	}
+	f->sig = sig;
+	f->fixed = 0;
+	f->old.handler = (void *)&fast_unset;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
+		     oldact ? (long)&f->old : 0, sizeof(k.mask), 0, 0);
+	if (r == 0 && oldact && f->old.handler == (void *)trampoline) {
+		void *h = (void *)__atomic_load_n(&handlers[sig], __ATOMIC_ACQUIRE);
+
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&f->fixed, __ATOMIC_RELAXED))
+			h = f->fix;
+		f->old.handler = h;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
+	if (r < 0)
+		return ufd_ret((int)r);
+	if (oldact) {
+		/* As glibc fills it: the kernel's mask in the first bytes,
+		 * the rest of sa_mask as it was. */
+		oldact->sa_handler = (__sighandler_t)f->old.handler;
+		memcpy(&oldact->sa_mask, &f->old.mask, sizeof(f->old.mask));
+		oldact->sa_flags = (int)f->old.flags;
+		oldact->sa_restorer = (void (*)(void))f->old.restorer;
+	}
+	return 0;
+}
+
+/*
  * One change of a signal's action, by libc's sigaction or the raw system
  * call, whose structures differ: change_begin takes the lock and returns
  * the handler to give the kernel in place of the new action's h (the
@@ -190,7 +380,7 @@ UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
  * if the call failed, and unlocks.
  */
 struct change {
-	int sig, tramp;
+	int sig, tramp, taken;
 	siginfo_handler prev;
 	sigset_t saved;
 };
@@ -200,10 +390,11 @@ UFD_EARLY static void *change_begin(struct change *c, int sig, void *h,
 {
 	c->sig = sig;
 	c->tramp = wants_trampoline(sig, h, flags);
-	sig_lock(&c->saved);
+	sig_lock(&c->saved, &c->taken);
 	if (!c->tramp)
 		return h;
 	c->prev = handlers[sig];
+	fast_fix(sig);
 	__atomic_store_n(&handlers[sig], (siginfo_handler)h, __ATOMIC_RELEASE);
 	return (void *)trampoline;
 }
@@ -215,7 +406,7 @@ UFD_EARLY static void change_end(struct change *c, int ok, void **old)
 		*old = c->tramp ? (void *)c->prev : program_handler(c->sig, *old);
 	if (!ok && c->tramp)
 		__atomic_store_n(&handlers[c->sig], c->prev, __ATOMIC_RELEASE);
-	sig_unlock(&c->saved);
+	sig_unlock(&c->saved, c->taken);
 }
 
 UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
@@ -225,9 +416,13 @@ UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 {
 	struct sigaction mine, old;
 	struct change c;
-	void *h = change_begin(&c, sig, act ? (void *)act->sa_sigaction : NULL,
-			       act ? (unsigned long)act->sa_flags : 0);
+	void *h;
 	int r, err;
+
+	if (fast_ok(sig, act))
+		return sigaction_fast(sig, act, oldact);
+	h = change_begin(&c, sig, act ? (void *)act->sa_sigaction : NULL,
+			 act ? (unsigned long)act->sa_flags : 0);
 
 	if (c.tramp) {
 		mine = *act;
@@ -244,18 +439,6 @@ UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 	errno = err;
 	return r;
 }
-
-/*
- * The kernel's struct sigaction (x86_64 and arm64 alike: both have
- * SA_RESTORER), for syscall(SYS_rt_sigaction).  Its mask is sigsetsize
- * bytes, which the kernel refuses unless 8.
- */
-struct k_sigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	unsigned long mask;
-};
 
 UFD_EARLY long ufd_rt_sigaction(int sig, const void *act, void *oldact,
 				unsigned long setsize)
@@ -311,14 +494,14 @@ UFD_EARLY static __sighandler_t signal_with(__sighandler_t (*real)(int, __sighan
 {
 	sigset_t saved;
 	__sighandler_t r;
-	int err;
+	int err, taken;
 
-	sig_lock(&saved);
+	sig_lock(&saved, &taken);
 	r = real(sig, handler);
 	err = errno;
 	if (r != SIG_ERR)
 		r = (__sighandler_t)program_handler(sig, (void *)r);
-	sig_unlock(&saved);
+	sig_unlock(&saved, taken);
 	errno = err;
 	return r;
 }

@@ -289,14 +289,24 @@ static void listing_forget(DIR *dir)
 }
 
 /* A fork while another thread holds listings_lock must not leave it held
- * in the child. */
-static void listings_prepare(void)
+ * in the child.  Only another thread can hold it (nothing here is
+ * async-signal-safe): a single-threaded fork leaves it alone, and writes
+ * none of its words (listings_forked is set only when it was taken). */
+static int listings_forked;
+
+UFD_FORK static void listings_prepare(void)
 {
+	if (__libc_single_threaded)
+		return;
 	pthread_mutex_lock(&listings_lock);
+	listings_forked = 1;
 }
 
-static void listings_release(void)
+UFD_FORK static void listings_release(void)
 {
+	if (!listings_forked)
+		return;
+	listings_forked = 0;
 	pthread_mutex_unlock(&listings_lock);
 }
 

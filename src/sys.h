@@ -17,6 +17,20 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#else
+/* Before glibc 2.32: never known to be single-threaded. */
+#define __libc_single_threaded 0
+#endif
+
+/* The fork handlers' code, and what a child's runs in a process without
+ * virtual descriptors, kept together: each page of code a fork child runs
+ * is a page fault in it (the kernel does not copy the page tables of
+ * file mappings).  GNU ld's default script gathers .text.sorted.* from
+ * every object into one place, where a plain .text.NAME stays with its
+ * object's .text. */
+#define UFD_FORK __attribute__((section(".text.sorted.ufd_fork")))
 
 #if defined(__x86_64__)
 

@@ -29,12 +29,6 @@
 #include <pthread.h>
 #include <sys/random.h>
 #include <sys/resource.h>
-#if __has_include(<sys/single_threaded.h>)
-#include <sys/single_threaded.h>
-#else
-/* Before glibc 2.32: never known to be single-threaded. */
-#define __libc_single_threaded 0
-#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -1331,50 +1325,78 @@ int vfd_vfork_child_of(int parent)
 /* Whether fork_prepare took the lock (it cannot from a handler that
  * interrupted this thread inside it), and blocked makers (it cannot from
  * one that interrupted this thread inside the lock or making a backing
- * descriptor). */
+ * descriptor).  Set only in a process with threads, and cleared by the
+ * handler that undoes them: a single-threaded fork writes neither (each
+ * page written around a fork is a page fault in the parent or the child). */
 static int fork_locked, fork_blocked;
 
 /* Makers are waited for, so that the child has no backing descriptor that
  * is in no table.  When they cannot be (a fork from a signal handler), the
  * other threads' backing descriptors under way are in the child as
- * numbers nobody owns, until it exits or execs (they are close-on-exec). */
-static void fork_prepare(void)
+ * numbers nobody owns, until it exits or execs (they are close-on-exec).
+ * A single-threaded process has no other thread to wait for or keep out:
+ * its own thread holds the lock or makes a backing descriptor only if
+ * this fork comes from a signal handler that interrupted it, when neither
+ * could be taken anyway; fork_child tells the two apart by the lock word. */
+UFD_FORK static void fork_prepare(void)
 {
+	if (single_threaded()) {
+		/* Read here, not written: the child reads the lock word, and
+		 * a page the parent never touched would be a fault in every
+		 * child, where the parent's read maps it once. */
+		(void)__atomic_load_n(&table_lock, __ATOMIC_RELAXED);
+		return;
+	}
 	fork_blocked = block_makers() == 0;
 	fork_locked = vfd_lock() == 0;
 }
 
-static void fork_parent(void)
+UFD_FORK static void fork_parent(void)
 {
-	if (fork_locked)
+	if (fork_locked) {
+		fork_locked = 0;
 		vfd_unlock();
-	if (fork_blocked)
+	}
+	if (fork_blocked) {
+		fork_blocked = 0;
 		unblock_makers();
+	}
 }
 
 /*
- * In the child: the lock was held by the forking thread (fork_prepare), so
- * the table is consistent; start the lock afresh, draw apart from the parent
- * and close the close-on-fork descriptors, which the child never had.
+ * In the child: the table is consistent if the forking thread held the
+ * lock (fork_prepare) or nobody did (a single-threaded fork); then start
+ * the lock afresh, draw apart from the parent and close the close-on-fork
+ * descriptors, which the child never had.  Words are written only when
+ * they change, so that a process without virtual descriptors copies no
+ * page of ufd's here.
  */
-static void fork_child(void)
+UFD_FORK static void fork_child(void)
 {
+	int locked = fork_locked;
+	uint32_t held = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 	int64_t idx;
 
-	tid_cache = 0;
+	if (locked | fork_blocked)
+		fork_locked = fork_blocked = 0;
+	if (tid_cache)
+		tid_cache = 0;
 	/* A fork from a vfork child, or from a handler inside a vfork: this
 	 * child has memory of its own. */
-	vfork_depth = 0;
-	__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
-	ufd_log_fork_child(fork_locked);
+	if (__atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED)) {
+		vfork_depth = 0;
+		__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
+	}
+	ufd_log_fork_child(locked);
 	/* The other threads are not in the child, nor are their makers and
 	 * blockers.  This thread's maker, if a handler forked in the middle
 	 * of it, resumes here and finishes (maker_end does not count below
 	 * zero); until then, only this thread's handler could block makers,
 	 * and it does not wait for its own thread's (maker_here). */
-	__atomic_store_n(&making, 0, __ATOMIC_RELAXED);
-	if (!fork_locked) {
+	if (__atomic_load_n(&making, __ATOMIC_RELAXED))
+		__atomic_store_n(&making, 0, __ATOMIC_RELAXED);
+	if (!locked && held) {
 		/* fork from a handler that interrupted this thread inside the
 		 * lock: the interrupted change resumes here too and unlocks.
 		 * Until then the lock is this thread's, under its new id, so
@@ -1382,12 +1404,12 @@ static void fork_child(void)
 		 * (-EBUSY) rather than wait forever for a thread that is not
 		 * in this process. */
 		__atomic_store_n(&table_lock,
-				 my_tid() | (__atomic_load_n(&table_lock, __ATOMIC_RELAXED) &
-					     ~(LOCK_TID | LOCK_WAITERS)),
+				 my_tid() | (held & ~(LOCK_TID | LOCK_WAITERS)),
 				 __ATOMIC_RELAXED);
 		return;
 	}
-	table_lock = 0;
+	if (held)
+		table_lock = 0;
 	/* A fixed seed (UFD_SEED): children derive theirs from the parent's
 	 * generator, so that test runs stay reproducible (and draw apart
 	 * from the parent's even if it has set up nothing yet).  Else the

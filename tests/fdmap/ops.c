@@ -37,8 +37,17 @@ START_TEST(test_init_limits)
 	ck_assert_uint_eq(fdmap_get(m, 0), 0);
 	ck_assert_uint_eq(fdmap_get(m, FDMAP_SPACE - 1), 0);
 	ck_assert_int_eq(fdmap_next_busy(m, 0), -1);
+	/* next_busy's walk stops at the highest segment ever mapped. */
+	ck_assert_uint_eq(m->seg_end, 0);
+	ck_assert_int_eq(fdmap_alloc_exact(m, 5 * FDMAP_SEG_SLOTS + 7, 9),
+			 5 * FDMAP_SEG_SLOTS + 7);
+	ck_assert_uint_eq(m->seg_end, 6 * FDMAP_SEG_SLOTS);
+	ck_assert_int_eq(fdmap_next_busy(m, 0), 5 * FDMAP_SEG_SLOTS + 7);
+	ck_assert_uint_eq(fdmap_release(m, 5 * FDMAP_SEG_SLOTS + 7), 9);
+	ck_assert_int_eq(fdmap_next_busy(m, 0), -1);
 	ck_assert_int_eq(fdmap_alloc_exact(m, FDMAP_SPACE - 1, 9),
 			 FDMAP_SPACE - 1);
+	ck_assert_uint_eq(m->seg_end, FDMAP_SPACE);
 	ck_assert_int_eq(fdmap_alloc_exact(m, FDMAP_SPACE, 9), -ERANGE);
 	ck_assert_uint_eq(fdmap_get(m, FDMAP_SPACE - 1), 9);
 	ck_assert_int_eq(fdmap_next_busy(m, 0), FDMAP_SPACE - 1);

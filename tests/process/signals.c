@@ -3,8 +3,8 @@
  * signals.c - closes from signal handlers: SIGALRM and pthread_kill
  * handlers closing virtual descriptors while the program changes the
  * table, a fork in a handler, fcntl and read in a handler; sigaction
- * from threads and handlers while the signal is delivered (tcase
- * signals).
+ * from threads and handlers while the signal is delivered, and
+ * sigaction(SIG_DFL) racing its own thread's handler's (tcase signals).
  */
 #include "process.h"
 
@@ -433,6 +433,108 @@ START_TEST(signalfd_check_while_reading)
 }
 END_TEST
 
+/* sigaction(SIG_DFL) with an oldact (ufd's fast change) in a loop, while
+ * a handler of the same thread installs SA_SIGINFO handlers A and B in
+ * turn on the same signal, landing before or after the loop's exchange.
+ * Every oldact on both sides must be one of the three actions, and
+ * together they must make one history: for each action, the changes that
+ * made it current less those that replaced it is 1 for the last action
+ * (0 for the others), counting from SIG_DFL. */
+enum { FAST_DFL, FAST_A, FAST_B, FAST_OTHER };
+static unsigned fast_made[4], fast_replaced[4];
+
+static void fast_a(int sig, siginfo_t *si, void *uc) { (void)sig, (void)si, (void)uc; }
+static void fast_b(int sig, siginfo_t *si, void *uc) { (void)sig, (void)si, (void)uc; }
+
+static int fast_which(const struct sigaction *sa)
+{
+	if (sa->sa_handler == SIG_DFL)
+		return FAST_DFL;
+	if (sa->sa_sigaction == fast_a && (sa->sa_flags & SA_SIGINFO))
+		return FAST_A;
+	if (sa->sa_sigaction == fast_b && (sa->sa_flags & SA_SIGINFO))
+		return FAST_B;
+	return FAST_OTHER;
+}
+
+static void fast_installing_handler(int sig)
+{
+	static unsigned n;
+	struct sigaction sa = { .sa_flags = SA_SIGINFO }, old;
+	int saved = errno, w = n++ & 1 ? FAST_B : FAST_A;
+
+	(void)sig;
+	sa.sa_sigaction = w == FAST_A ? fast_a : fast_b;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGUSR1, &sa, &old) == 0) {
+		fast_made[w]++;
+		fast_replaced[fast_which(&old)]++;
+	} else {
+		fast_replaced[FAST_OTHER]++;
+	}
+	errno = saved;
+}
+
+START_TEST(sigaction_dfl_races_own_handler)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old,
+			 kick = { .sa_handler = fast_installing_handler };
+	sigset_t usr2;
+	pid_t kicker, parent = getpid();
+	int last;
+
+#if defined(__SANITIZE_THREAD__)
+	/* TSan answers oldact from its own table and runs handlers later,
+	 * at its own points: the history is its, not the kernel's (this
+	 * fails under TSan without ufd's fast change too). */
+	fprintf(stderr, "sigaction_dfl_races_own_handler: skipped: TSan "
+			"emulates sigaction\n");
+	return;
+#endif
+	if (!__libc_single_threaded) {
+		fprintf(stderr, "sigaction_dfl_races_own_handler: skipped: "
+				"the test process has threads\n");
+		return;
+	}
+	memset(fast_made, 0, sizeof(fast_made));
+	memset(fast_replaced, 0, sizeof(fast_replaced));
+	sigemptyset(&dfl.sa_mask);
+	sigemptyset(&kick.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &dfl, NULL), 0);
+	ck_assert_int_eq(sigaction(SIGUSR2, &kick, NULL), 0);
+	/* The kicks come from another process, so that this one stays
+	 * single-threaded (where sigaction(SIG_DFL) takes no lock). */
+	kicker = fork();
+	ck_assert_int_ge(kicker, 0);
+	if (kicker == 0) {
+		while (kill(parent, SIGUSR2) == 0)
+			;
+		_exit(0);
+	}
+	for (int i = 0; i < 200000; i++) {
+		ck_assert_int_eq(sigaction(SIGUSR1, &dfl, &old), 0);
+		fast_made[FAST_DFL]++;
+		fast_replaced[fast_which(&old)]++;
+	}
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
+	ck_assert_int_eq(kill(kicker, SIGKILL), 0);
+	ck_assert_int_eq(waitpid(kicker, NULL, 0), kicker);
+	ck_assert_int_eq(sigaction(SIGUSR1, NULL, &old), 0);
+	last = fast_which(&old);
+	ck_assert_int_eq(sigaction(SIGUSR2, &dfl, NULL), 0);
+	ck_assert_int_eq(sigprocmask(SIG_UNBLOCK, &usr2, NULL), 0);
+	ck_assert_int_eq(fast_replaced[FAST_OTHER], 0);
+	ck_assert_int_ne(last, FAST_OTHER);
+	for (int w = FAST_DFL; w <= FAST_B; w++)
+		ck_assert_int_eq((int)(fast_made[w] - fast_replaced[w]),
+				 (w == last) - (w == FAST_DFL));
+	ck_assert_uint_gt(fast_made[FAST_A] + fast_made[FAST_B], 0);
+	ck_assert_int_eq(sigaction(SIGUSR1, &dfl, NULL), 0);
+}
+END_TEST
+
 /* ---- the test cases (main.c) ---- */
 
 TCase *signals_case(void)
@@ -441,6 +543,7 @@ TCase *signals_case(void)
 			TESTS(sigalrm_handler_closes, pthread_kill_handler_closes,
 			      fork_in_handler_child_uses_table,
 			      handler_fcntl_and_read, sigaction_races_delivery,
+			      sigaction_dfl_races_own_handler,
 			      signalfd_check_while_reading),
 			120);
 }
