@@ -761,6 +761,35 @@ START_TEST(child_mask_not_parent)
 }
 END_TEST
 
+/*
+ * A vfork child killed inside sigaction: ufd's sigaction holds its own
+ * lock (sig_lock_word, every signal blocked) around the real call; the
+ * kernel kills the child in rt_sigaction itself (as a SIGKILL could).  The
+ * parent's next sigaction must not wait for it forever.
+ */
+START_TEST(child_killed_in_sigaction)
+{
+	struct rlimit no_core = { 0, 0 };
+	struct sigaction act = { .sa_handler = SIG_IGN };
+	int status;
+	pid_t pid;
+
+	pid = vfork();
+	if (pid == 0) {
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
+		    filter_call(SYS_rt_sigaction, SECCOMP_RET_KILL_PROCESS) != 0)
+			_exit(2);
+		sigaction(SIGUSR1, &act, NULL);
+		_exit(3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "child status %#x", status);
+	ck_assert_int_eq(sigaction(SIGUSR1, &act, NULL), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -781,6 +810,7 @@ int main(void)
 	tcase_add_test(tc, child_tid_not_kept);
 	tcase_add_test(tc, child_mask_not_parent);
 	tcase_add_test(tc, mask_kept);
+	tcase_add_test(tc, child_killed_in_sigaction);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
