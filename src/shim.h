@@ -229,6 +229,12 @@ void ufd_signalfd_read(int fd, void *buf, ssize_t r);
  * handlers (shim_signal.c). */
 void ufd_signal_init(void);
 
+/* In the parent after a real vfork (ufd_vfork_end): the lock of the table
+ * of signal handlers let go, in case the child died holding it (it was
+ * free when the vfork began: one thread, every signal blocked).
+ * Async-signal-safe. */
+void ufd_signal_vfork_end(void);
+
 /*
  * syscall(number, a...) for the system calls whose structures hold
  * descriptors and that libc has no function for: SYS_bpf,

@@ -505,6 +505,7 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 		vfork_child_env.addr = NULL;
 	}
 	vfd_vfork_end();
+	ufd_signal_vfork_end();
 	vfork_unblock();
 	return ufd_ret(ret);
 }

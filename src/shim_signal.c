@@ -81,6 +81,12 @@ UFD_EARLY static int sig_take(void)
 	return 1;
 }
 
+UFD_EARLY void ufd_signal_vfork_end(void)
+{
+	if (__atomic_load_n(&sig_lock_word, __ATOMIC_RELAXED))
+		__atomic_store_n(&sig_lock_word, 0, __ATOMIC_RELEASE);
+}
+
 /* Block every signal of this thread (saving the mask in *saved), then
  * take the lock (*taken: sig_take's answer).  Raw system calls:
  * async-signal-safe. */

@@ -44,6 +44,10 @@
  *                            signal mask alone
  *   mask_kept                the caller's signal mask in the child and,
  *                            after, in the parent
+ *   child_killed_in_sigaction  a child killed inside ufd's sigaction
+ *                            (holding the lock of the table of handlers)
+ *                            leaves the lock free for the parent and its
+ *                            later threads
  *
  * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
  * own (Check's default), a single-threaded process with no virtual
@@ -767,10 +771,27 @@ END_TEST
  * kernel kills the child in rt_sigaction itself (as a SIGKILL could).  The
  * parent's next sigaction must not wait for it forever.
  */
+static void ignore_signal(int sig)
+{
+	(void)sig;
+}
+
+static void *install_in_thread(void *arg)
+{
+	struct sigaction act = { .sa_handler = ignore_signal };
+
+	*(int *)arg = sigaction(SIGUSR2, &act, NULL) == 0;
+	return NULL;
+}
+
 START_TEST(child_killed_in_sigaction)
 {
+	struct timespec until;
+	int done = 0;
+	pthread_t t;
 	struct rlimit no_core = { 0, 0 };
-	struct sigaction act = { .sa_handler = SIG_IGN };
+	/* A handler: SIG_DFL and SIG_IGN take no lock. */
+	struct sigaction act = { .sa_handler = ignore_signal };
 	int status;
 	pid_t pid;
 
@@ -787,6 +808,14 @@ START_TEST(child_killed_in_sigaction)
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
 		      "child status %#x", status);
 	ck_assert_int_eq(sigaction(SIGUSR1, &act, NULL), 0);
+	/* And another thread's: the lock is not left held in this thread's
+	 * name either. */
+	ck_assert_int_eq(pthread_create(&t, NULL, install_in_thread, &done), 0);
+	ck_assert_int_eq(clock_gettime(CLOCK_REALTIME, &until), 0);
+	until.tv_sec += 10;
+	ck_assert_msg(pthread_timedjoin_np(t, NULL, &until) == 0,
+		      "another thread's sigaction still waits for the child's lock");
+	ck_assert_int_eq(done, 1);
 }
 END_TEST
 
