@@ -1258,10 +1258,10 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 /* ---- vfork (vfd_table.h) ---- */
 
 /* The pid of the process whose thread is in a real vfork, or 0: the child
- * is a process of another pid in the same memory.  A pid, not a flag: a
- * signal handler of the parent's thread, which may run just before the
- * vfork system call or just after it returns, must not take itself for the
- * child. */
+ * is a process of another pid in the same memory.  A pid, not a flag: the
+ * vfork wrapper blocks signals around the vfork, but a synchronous one
+ * (a fault) may still run a handler of the parent's thread there, which
+ * must not take itself for the child. */
 int vfd_vfork_parent;
 /* vfd_vfork_begin calls returning 1 not yet ended (a handler's vfork inside
  * another's): only the parent's thread changes it. */
