@@ -351,6 +351,14 @@ START_TEST(nested_vfork_forks)
 }
 END_TEST
 
+/* SIGUSR2 blocked in the caller's mask; *usr2 the set of it alone. */
+static void block_usr2(sigset_t *usr2)
+{
+	sigemptyset(usr2);
+	sigaddset(usr2, SIGUSR2);
+	ck_assert_int_eq(sigprocmask(SIG_BLOCK, usr2, NULL), 0);
+}
+
 /* From now on, system call nr in this task (not its parent: a filter is
  * the calling task's) gets action, a SECCOMP_RET_ value.  Raw calls;
  * seccomp's result (with flags SECCOMP_FILTER_FLAG_NEW_LISTENER, the
@@ -425,9 +433,7 @@ START_TEST(failure_sets_errno)
 	pid_t pid;
 	int v;
 
-	sigemptyset(&usr2);
-	sigaddset(&usr2, SIGUSR2);
-	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
+	block_usr2(&usr2);
 	ck_assert_int_eq(filter_call(nr, SECCOMP_RET_ERRNO | EAGAIN), 0);
 	errno = 0;
 	pid = vfork();
@@ -713,9 +719,7 @@ START_TEST(mask_kept)
 	int status;
 	pid_t pid;
 
-	sigemptyset(&usr2);
-	sigaddset(&usr2, SIGUSR2);
-	ck_assert_int_eq(sigprocmask(SIG_BLOCK, &usr2, NULL), 0);
+	block_usr2(&usr2);
 	child_mask_ok = 0;
 	stored = 0;
 	pid = vfork();
