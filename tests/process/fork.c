@@ -219,6 +219,61 @@ START_TEST(virtual_clofork_closed_in_child_only)
 }
 END_TEST
 
+/* glibc's _Fork (2.34): fork without the atfork handlers, which POSIX
+ * still has close the close-on-fork descriptors.  Declared here: only
+ * glibc 2.34's headers do. */
+pid_t _Fork(void);
+
+/*
+ * _Fork runs none of the program's fork handlers, but close-on-fork is
+ * fork's, not theirs: the child has neither the close-on-fork virtual
+ * descriptors nor a marked real one (ufd's own handlers ran in neither,
+ * and the child kept them all); it keeps the others and makes a virtual
+ * descriptor of its own.
+ */
+START_TEST(clofork_closed_by__Fork)
+{
+	int fd = temp_file("f"), closed[2], keep[2], fds[8], status;
+	pid_t pid;
+
+	closed[0] = api_nonseqfd(fd, NONSEQFD_CLOFORK);
+	closed[1] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(closed[1], 0);
+	ck_assert_int_eq(fcntl(closed[1], F_SETFD, FD_CLOFORK), 0);
+	keep[0] = api_nonseqfd(fd, 0);
+	keep[1] = fd;
+	ck_assert(is_vfd(closed[0]) && is_vfd(keep[0]));
+	fds[0] = 2;
+	fds[1] = closed[0];
+	fds[2] = closed[1];
+	fds[3] = api_backing_fd(closed[0]);
+	fds[4] = closed[1];
+	fds[5] = 2;
+	fds[6] = keep[0];
+	fds[7] = keep[1];
+	fflush(NULL);
+	pid = _Fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int r = clofork_child(fds), v;
+
+		if (r == 0) {
+			v = api_nonseqfd(fd, 0);
+			r = is_vfd(v) && close(v) == 0 ? 0 : 100;
+		}
+		_exit(r);
+	}
+	status = wait_bounded(pid, 10000);
+	ck_assert_msg(exited_ok(status), "_Fork child: status %#x (exit %d)", status,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(fcntl(closed[i], F_GETFD) & FD_CLOFORK, FD_CLOFORK);
+		ck_assert_int_eq(close(closed[i]), 0);
+		ck_assert_int_eq(close(keep[i]), 0);
+	}
+}
+END_TEST
+
 /* A connected pair through a listening socket: *acc gets the accepted
  * end, made by accept4 with flags. */
 static int unix_listener(struct sockaddr_un *addr)
@@ -475,7 +530,8 @@ TCase *clofork_case(void)
 	return new_case("clofork",
 			TESTS(virtual_clofork_closed_in_child_only,
 			      real_clofork_closed_in_child_only,
-			      clofork_mark_not_inherited_by_reuse), 30);
+			      clofork_mark_not_inherited_by_reuse,
+			      clofork_closed_by__Fork), 30);
 }
 
 TCase *reseed_case(void)
