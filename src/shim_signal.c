@@ -124,13 +124,13 @@ UFD_EARLY static void sig_unlock(const sigset_t *saved, int taken)
  */
 static int fork_held;
 
-UFD_EARLY UFD_FORK static void fork_prepare(void)
+UFD_EARLY UFD_FORK void ufd_signal_fork_prepare(void)
 {
 	if (!__libc_single_threaded)
 		fork_held = sig_take();
 }
 
-UFD_EARLY UFD_FORK static void fork_release(void)
+UFD_EARLY UFD_FORK void ufd_signal_fork_release(void)
 {
 	if (fork_held) {
 		fork_held = 0;
@@ -140,7 +140,8 @@ UFD_EARLY UFD_FORK static void fork_release(void)
 
 UFD_STARTUP void ufd_signal_init(void)
 {
-	pthread_atfork(fork_prepare, fork_release, fork_release);
+	pthread_atfork(ufd_signal_fork_prepare, ufd_signal_fork_release,
+		       ufd_signal_fork_release);
 }
 
 /*
