@@ -48,6 +48,9 @@
  *                            (holding the lock of the table of handlers)
  *                            leaves the lock free for the parent and its
  *                            later threads
+ *   child_killed_in_fast_sigaction  children killed inside sigaction to
+ *                            SIG_IGN leave the parent's lock-free change
+ *                            to SIG_DFL/SIG_IGN as it was
  *
  * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
  * own (Check's default), a single-threaded process with no virtual
@@ -803,6 +806,53 @@ START_TEST(child_killed_in_sigaction)
 }
 END_TEST
 
+/*
+ * sigaction to SIG_DFL or SIG_IGN takes no lock and blocks no signal in a
+ * single-threaded process (shim_signal.c, "the fast change"): it keeps a
+ * record of the change in the thread's memory, one deeper per nested
+ * change, at most FAST_MAX (4) deep, past which it takes the slow change
+ * (rt_sigprocmask around a lock).  A vfork child runs on its parent's
+ * thread memory: one killed inside the fast change left the parent's
+ * depth one higher, and after four such children the parent's thread
+ * blocked signals for every later change.  Seen from a fork child in
+ * which rt_sigprocmask kills the process.
+ */
+START_TEST(child_killed_in_fast_sigaction)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct rlimit no_core = { 0, 0 };
+	int status;
+	pid_t pid;
+
+	for (int i = 0; i < 5; i++) {
+		pid = vfork();
+		if (pid == 0) {
+			if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
+			    filter_call(SYS_rt_sigaction, SECCOMP_RET_KILL_PROCESS) != 0)
+				_exit(2);
+			sigaction(SIGUSR1, &ign, NULL);
+			_exit(3);
+		}
+		ck_assert_int_gt(pid, 0);
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+			      "child %d: status %#x", i, status);
+	}
+	pid = fork();
+	if (pid == 0) {
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
+		    filter_call(SYS_rt_sigprocmask, SECCOMP_RET_KILL_PROCESS) != 0)
+			_exit(2);
+		_exit(sigaction(SIGUSR1, &ign, NULL) == 0 ? 0 : 3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "sigaction(SIG_IGN) after the children: status %#x (SIGSYS: it "
+		      "blocked signals)", status);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("vfork");
@@ -824,6 +874,7 @@ int main(void)
 	tcase_add_test(tc, child_mask_not_parent);
 	tcase_add_test(tc, mask_kept);
 	tcase_add_test(tc, child_killed_in_sigaction);
+	tcase_add_test(tc, child_killed_in_fast_sigaction);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
