@@ -336,7 +336,12 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 				    struct sigaction *oldact)
 {
 	unsigned d = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
-	struct fast *f = &fast_recs[d];
+	struct fast *f = &fast_recs[d], own;
+	/* A vfork child has its parent thread's records: one killed inside
+	 * the change would leave the parent's depth one higher.  It needs
+	 * none of them: no change in it installs the trampoline
+	 * (wants_trampoline), so none would fix a record. */
+	int child = in_vfork_child();
 	struct k_sigaction k;
 	long r;
 
@@ -346,11 +351,14 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 		k.restorer = FAST_RESTORER_FN;
 		memcpy(&k.mask, &act->sa_mask, sizeof(k.mask));
 	}
+	if (child)
+		f = &own;
 	f->sig = sig;
 	f->fixed = 0;
 	f->old.handler = (void *)&fast_unset;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
+	if (!child)
+		__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
 		     oldact ? (long)&f->old : 0, sizeof(k.mask), 0, 0);
@@ -363,7 +371,8 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 		f->old.handler = h;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
+	if (!child)
+		__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
 	if (r < 0)
 		return ufd_ret((int)r);
 	if (oldact) {
