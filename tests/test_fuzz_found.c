@@ -25,6 +25,10 @@
  *                          descriptor is left behind (the backing
  *                          descriptor the handler closed was made again by
  *                          the dup3 of replace_in_place, and forgotten)
+ *   dup_cloexec_at_limit_0 dup at soft limit 0 under UFD_CLOEXEC is
+ *                          EMFILE, the kernel's dup's answer (ufd makes
+ *                          it F_DUPFD_CLOEXEC from 0, whose answer there is
+ *                          EINVAL)
  *
  * A case whose bug is not fixed yet is listed in known_bugs with the
  * reason and left out (the run says so), unless UFD_TEST_KNOWN_BUGS is set
@@ -278,6 +282,57 @@ START_TEST(close_in_dup2_onto)
 }
 END_TEST
 
+/*
+ * Fuzz seed 87 (configuration cloexec), shrunk: setrlimit(soft 0);
+ * dup(0).  The kernel's dup gives EMFILE; under UFD_CLOEXEC ufd made it
+ * fcntl(0, F_DUPFD_CLOEXEC, 0), which gives EINVAL there (from >= the
+ * limit).  Run in a program of its own, UFD_CLOEXEC being read at start-up:
+ * this one again, with DUP_AT_LIMIT_0 (its exit status: 0, or the errno
+ * that differed from the kernel's).
+ */
+#define DUP_AT_LIMIT_0 "--dup-at-limit-0"
+
+static int dup_at_limit_0(void)
+{
+	struct rlimit rl;
+	long kernel;
+	int r, e;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 100;
+	rl.rlim_cur = 0;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 101;
+	errno = 0;
+	r = dup(0);
+	e = errno;
+	kernel = ufd_sys6(SYS_dup, 0, 0, 0, 0, 0, 0);
+	if (kernel != -EMFILE)
+		return 102;
+	return r == -1 && e == EMFILE ? 0 : r >= 0 ? 103 : e;
+}
+
+START_TEST(dup_cloexec_at_limit_0)
+{
+	char *argv[] = { "test_fuzz_found", DUP_AT_LIMIT_0, NULL };
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("UFD_CLOEXEC", "1", 1);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "dup(0) at soft limit 0 under UFD_CLOEXEC: status %#x (exit %d: %s, "
+		      "the kernel's dup says EMFILE)", status,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		      WIFEXITED(status) ? strerrorname_np(WEXITSTATUS(status)) : "");
+}
+END_TEST
+
 /* Cases not fixed yet: left out unless UFD_TEST_KNOWN_BUGS is set. */
 static const struct {
 	const TTest *test;
@@ -305,10 +360,15 @@ static void add(TCase *tc, const TTest *t)
 		tcase_add_test(tc, t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	Suite *s = suite_create("fuzz-found");
-	TCase *tc = tcase_create("fuzz-found");
+	Suite *s;
+	TCase *tc;
+
+	if (argc > 1 && !strcmp(argv[1], DUP_AT_LIMIT_0))
+		return dup_at_limit_0();
+	s = suite_create("fuzz-found");
+	tc = tcase_create("fuzz-found");
 
 	load_api(1);
 	tcase_set_timeout(tc, 60);
@@ -316,6 +376,7 @@ int main(void)
 	add(tc, rights_past_limit);
 	add(tc, fork_in_blocker);
 	add(tc, close_in_dup2_onto);
+	add(tc, dup_cloexec_at_limit_0);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }
