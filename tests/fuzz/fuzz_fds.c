@@ -104,8 +104,12 @@ extern char **environ;
 #define MAXSIZE   4096
 #define LOGSIZE   (1 << 20)
 
-enum config { CFG_BARE, CFG_TRANSPARENT, CFG_ALL, NCFG };
-static const char *const cfg_name[] = { "bare", "transparent", "all" };
+enum config { CFG_BARE, CFG_TRANSPARENT, CFG_ALL, CFG_RANDOM, CFG_CLOEXEC, NCFG };
+static const char *const cfg_name[] = { "bare", "transparent", "all", "random",
+					"cloexec" };
+/* UFD_MODE=random draws below RANDOM_MAX (UFD_RANDOM_MAX): the sequence
+ * band, under the chosen one, so that the other bands stay as they are. */
+#define RANDOM_MAX C0
 
 /* ---- operations ---- */
 
@@ -845,7 +849,8 @@ static void set_handle(int h, int num, int obj, int cloexec)
 		R.nh = h + 1;
 	x->num = num;
 	x->obj = obj;
-	x->cloexec = cloexec;
+	/* UFD_CLOEXEC: every new descriptor but 0, 1 and 2 */
+	x->cloexec = cloexec || (R.cfg == CFG_CLOEXEC && num > 2);
 	x->clofork = x->hidden = x->asked_hide = x->bare_gone = 0;
 }
 
@@ -859,7 +864,10 @@ static void kill_handle(int h)
  * Where a descriptor made by a sequence call (open, pipe, dup, F_DUPFD
  * from a low number) must be: the lowest free number from `from` in bare
  * and transparent runs; under UFD_MODE=all a virtual number, unless the
- * kernel's number is 0, 1 or 2 (those stay real).  Checks fd against it.
+ * kernel's number is 0, 1 or 2 (those stay real); under UFD_MODE=random a
+ * free number from `from` (at least 3) below the soft limit and
+ * RANDOM_MAX, or the kernel's own when none is free there.  Checks fd
+ * against it.
  */
 static void check_seq_number(int fd, int from)
 {
@@ -868,6 +876,14 @@ static void check_seq_number(int fd, int from)
 	if (R.cfg == CFG_ALL && want > 2) {
 		if (!is_virtual_num(fd))
 			violation("UFD_MODE=all gave %d, not a virtual descriptor", fd);
+		return;
+	}
+	if (R.cfg == CFG_RANDOM && want > 2 && fd != want) {
+		int top = R.soft < RANDOM_MAX ? R.soft : RANDOM_MAX;
+
+		if (fd < (from > 3 ? from : 3) || fd >= top || holder(fd) >= 0)
+			violation("UFD_MODE=random gave %d, not a free number in [%d, %d)",
+				  fd, from > 3 ? from : 3, top);
 		return;
 	}
 	if (fd != want)
@@ -1413,6 +1429,9 @@ static void op_dup2(const struct op *o)
 		return;
 	}
 	dup_handle(hid(o->id, 0), o->h1, fd, cloexec);
+	/* UFD_CLOEXEC leaves a dup2 onto a chosen number as it is */
+	if (o->a != T_ALLOC)
+		R.h[hid(o->id, 0)].cloexec = cloexec;
 }
 
 static void op_fdupfd(const struct op *o)
@@ -2131,8 +2150,10 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 	    mprotect(R.bad + page, (size_t)page, PROT_NONE) != 0)
 		return 2;
 	R.bad += page;
-	R.cfg = strcmp(cfg, "bare") == 0 ? CFG_BARE
-		: strcmp(cfg, "transparent") == 0 ? CFG_TRANSPARENT : CFG_ALL;
+	R.cfg = CFG_BARE;
+	for (int c = 0; c < NCFG; c++)
+		if (!strcmp(cfg, cfg_name[c]))
+			R.cfg = c;
 	run_fams = (unsigned)strtoul(fams, NULL, 0);
 	R.nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
 	R.backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
@@ -2257,10 +2278,21 @@ static int run_config(const struct op *ops, int n, int cfg, unsigned fams, char 
 		closefrom(3);
 		unsetenv("LD_PRELOAD");
 		unsetenv("UFD_MODE");
+		unsetenv("UFD_RANDOM_MAX");
+		unsetenv("UFD_CLOEXEC");
 		if (cfg != CFG_BARE)
 			setenv("LD_PRELOAD", preload, 1);
 		if (cfg == CFG_ALL)
 			setenv("UFD_MODE", "all", 1);
+		if (cfg == CFG_RANDOM) {
+			char max[16];
+
+			snprintf(max, sizeof max, "%d", RANDOM_MAX);
+			setenv("UFD_MODE", "random", 1);
+			setenv("UFD_RANDOM_MAX", max, 1);
+		}
+		if (cfg == CFG_CLOEXEC)
+			setenv("UFD_CLOEXEC", "1", 1);
 		/* the soft limit the bands are laid out for; the hard limit
 		 * is left as it is (room above, for the backing descriptors) */
 		if (set_soft(S0) != 0)
@@ -2440,10 +2472,33 @@ static unsigned parse_without(const char *s)
 	return fams | FAM_BASIC;
 }
 
+/* A comma-separated list of configuration names, as a bit set (0 if a
+ * name is unknown). */
+static int parse_configs(const char *s)
+{
+	int cfgs = 0;
+
+	while (*s) {
+		size_t l = strcspn(s, ",");
+		int found = 0;
+
+		for (int c = 0; c < NCFG; c++)
+			if (strlen(cfg_name[c]) == l && !strncmp(s, cfg_name[c], l)) {
+				cfgs |= 1 << c;
+				found = 1;
+			}
+		if (!found)
+			return 0;
+		s += l + (s[l] == ',');
+	}
+	return cfgs;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: fuzz_fds [--seeds A-B] [--ops N] [--config bare,transparent,all|all-configs]\n"
+		"usage: fuzz_fds [--seeds A-B] [--ops N]\n"
+		"                [--config bare,transparent,all,random,cloexec|all-configs]\n"
 		"                [--without FAMILY,...] [--signals] [--no-shrink] [--list] [-v]\n"
 		"families: basic virtual backing rlimit fork exec closerange hostile io badptr\n"
 		"LD_PRELOAD for ufd from --preload PATH or UFD_TEST_PRELOAD\n");
@@ -2476,13 +2531,10 @@ int main(int argc, char **argv)
 			const char *c = argv[++i];
 
 			cfgs = 0;
-			if (!strcmp(c, "all-configs") || strstr(c, "transparent"))
-				cfgs |= 1 << CFG_TRANSPARENT;
-			if (!strcmp(c, "all-configs") || !strcmp(c, "all") ||
-			    strstr(c, ",all") || !strncmp(c, "all,", 4))
-				cfgs |= 1 << CFG_ALL;
-			if (strstr(c, "bare"))
-				cfgs |= 1 << CFG_BARE;
+			if (!strcmp(c, "all-configs"))
+				cfgs = ((1 << NCFG) - 1) & ~(1 << CFG_BARE);
+			else
+				cfgs = parse_configs(c);
 			if (!cfgs)
 				usage();
 		} else if (!strcmp(argv[i], "--without") && i + 1 < argc) {
@@ -2550,9 +2602,11 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	printf("fuzz_fds: seeds %llu-%llu, %d ops each%s, %s%s%s: %d failing, %lds\n",
-	       first, last, nops, signals ? ", with signals" : "", cfgs & 1 << CFG_BARE ? "bare " : "",
-	       cfgs & 1 << CFG_TRANSPARENT ? "transparent " : "",
-	       cfgs & 1 << CFG_ALL ? "all" : "", nfail, (long)(time(NULL) - t0));
+	printf("fuzz_fds: seeds %llu-%llu, %d ops each%s,", first, last, nops,
+	       signals ? ", with signals" : "");
+	for (int cfg = 0; cfg < NCFG; cfg++)
+		if (cfgs & 1 << cfg)
+			printf(" %s", cfg_name[cfg]);
+	printf(": %d failing, %lds\n", nfail, (long)(time(NULL) - t0));
 	return nfail ? 1 : 0;
 }
