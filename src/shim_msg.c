@@ -94,6 +94,24 @@ __attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssi
 	return r;
 }
 
+/* A received descriptor on 0, 1 or 2 loses the close-on-exec flag that
+ * UFD_CLOEXEC added (MSG_CMSG_CLOEXEC): standard streams are never
+ * affected. */
+static int received_std(int fd)
+{
+	newfd_std_fixup(fd, 1);
+	return fd;
+}
+
+/* After a receive to which UFD_CLOEXEC added MSG_CMSG_CLOEXEC (msg: one
+ * the kernel filled): the kernel echoes the flag in msg_flags, where the
+ * caller, who did not ask for it, would see it; and 0-2 as above. */
+static void cloexec_added(struct msghdr *msg)
+{
+	msg->msg_flags &= ~MSG_CMSG_CLOEXEC;
+	map_rights(msg, received_std, 0);
+}
+
 /*
  * The kernel's limit is above the application's (placement.h): received
  * descriptors past the application's limit are closed, and the message
@@ -140,9 +158,11 @@ __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg
 						      int flags)
 {
 	ssize_t r;
+	int added = newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 
-	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
+	if (r >= 0 && added)
+		cloexec_added(msg);
 	if (r < 0 || msg->msg_controllen < sizeof(struct cmsghdr))
 		return r;
 	rights_within_limit(msg);
@@ -224,10 +244,11 @@ __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 						   unsigned int n, int flags,
 						   struct timespec *timeout)
 {
-	int r;
+	int r, added = newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 
-	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
+	for (int i = 0; added && i < r; i++)
+		cloexec_added(&vec[i].msg_hdr);
 	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
 		return mmsg_received(vec, r);
 	return r;
