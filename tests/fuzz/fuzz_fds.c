@@ -117,7 +117,7 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, OP_BADPTR, NOPKIND
+	OP_BADNUM, OP_BADPTR, OP_PASS, NOPKIND
 };
 
 /* Families, for --without. */
@@ -421,6 +421,11 @@ static void op_print(FILE *f, const struct op *o)
 	case OP_BADPTR:
 		badptr_print(f, o, a, b);
 		break;
+	case OP_PASS:
+		fprintf(f, "sendmsg(%s, SCM_RIGHTS {%s%s%s}); recvmsg(its peer%s) -> {%s%s%s};",
+			b, a, o->a ? ", " : "", o->a ? a : "",
+			o->c ? ", MSG_CMSG_CLOEXEC" : "", r0, o->a ? ", " : "", o->a ? r1 : "");
+		break;
 	}
 }
 
@@ -531,6 +536,7 @@ static const struct weight weights[] = {
 	{ OP_BADNUM, FAM_HOSTILE, 3 },
 	/* about 3 in a list of 80 */
 	{ OP_BADPTR, FAM_BADPTR, 4 },
+	{ OP_PASS, FAM_BASIC, 3 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -653,6 +659,20 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	case OP_BADNUM:
 		o->a = rn(NX - 2);	/* not dup2 onto / F_DUPFD from: see T_ and F_HOSTILE */
 		o->b = rn(NHOSTILE);
+		break;
+	case OP_PASS:
+		/* h1 (twice if a) over socketpair handle h2 to its peer,
+		 * received with MSG_CMSG_CLOEXEC if c; a dup without one */
+		o->h2 = gen_pick_sock(g);
+		o->a = rn(2);
+		o->c = rn(2);
+		if (o->h2 < 0) {
+			o->kind = OP_DUP;
+			o->a = o->c = 0;
+		}
+		gen_add(g, hid(o->id, 0), 0);
+		if (o->kind == OP_PASS && o->a)
+			gen_add(g, hid(o->id, 1), 0);
 		break;
 	case OP_BADPTR:
 		o->a = rn(NB);
@@ -2062,6 +2082,63 @@ static void op_badptr(const struct op *o)
 	logf_("%s -> %s\n", b_name[o->a], res(r, errno));
 }
 
+/* SCM_RIGHTS: h1's number (twice if a) sent over socket handle h2 with
+ * one byte, received on its peer (the other handle of the socketpair that
+ * made it), with MSG_CMSG_CLOEXEC if c.  What arrives are new descriptors
+ * of h1's file, numbered as any new one (the sequence rule; virtual under
+ * UFD_MODE=all, random under UFD_MODE=random, close-on-exec under
+ * UFD_CLOEXEC). */
+static void op_pass(const struct op *o)
+{
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(2 * sizeof(int))];
+	} control;
+	char byte = 'p';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.bytes };
+	struct cmsghdr *cm;
+	int n = o->a ? 2 : 1, fds[2], peer = o->h2 - (o->h2 - 3) % 2 + !((o->h2 - 3) % 2);
+	ssize_t r;
+
+	if (!live(o->h2) || !live(peer) || R.obj[R.h[o->h2].obj].kind != K_SOCK) {
+		logf_("skip: socket gone\n");
+		return;
+	}
+	memset(&control, 0, sizeof control);
+	msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+	fds[0] = fds[1] = R.h[o->h1].num;
+	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+	r = sendmsg(R.h[o->h2].num, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	logf_("sendmsg -> %s", res(r, errno));
+	if (r != 1) {
+		logf_("\n");
+		return;
+	}
+	memset(&control, 0, sizeof control);
+	msg.msg_controllen = sizeof control.bytes;
+	msg.msg_flags = 0;
+	byte = 0;
+	r = recvmsg(R.h[peer].num, &msg, MSG_DONTWAIT | (o->c ? MSG_CMSG_CLOEXEC : 0));
+	logf_(", recvmsg -> %s, flags %#x", res(r, errno), r >= 0 ? msg.msg_flags : 0);
+	cm = r == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(n * sizeof(int))) {
+		logf_(", %s\n", cm ? "other control data" : "no descriptor");
+		return;
+	}
+	logf_(", %d descriptors\n", n);
+	memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
+	for (int k = 0; k < n; k++) {
+		check_seq_number(fds[k], 0);
+		dup_handle(hid(o->id, k), o->h1, fds[k], o->c);
+	}
+}
+
 static void run_op(const struct op *o)
 {
 	/* an op on a handle that is gone is skipped, the same way in every
@@ -2072,7 +2149,7 @@ static void run_op(const struct op *o)
 		      o->kind != OP_BADPTR &&
 		      !(o->kind == OP_CLOSE_RANGE && o->a != R_ONE &&
 			o->a != R_INVERTED && o->a != R_BACKING);
-	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ;
+	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ || o->kind == OP_PASS;
 
 	logf_("%d: ", o->id);
 	if (uses_h1 && !live(o->h1)) {
@@ -2104,6 +2181,7 @@ static void run_op(const struct op *o)
 	case OP_DIP: op_dip(o); break;
 	case OP_BACKING: case OP_BADNUM: op_notmine(o); break;
 	case OP_BADPTR: op_badptr(o); break;
+	case OP_PASS: op_pass(o); break;
 	}
 }
 
