@@ -185,12 +185,6 @@ void ufd_stream_made(FILE *fp, enum ufd_call call);
  * /proc/self/fd (shim_stream.c). */
 void ufd_stream_init(void);
 
-/* Its fork handlers, for a fork that runs none (_Fork): prepare takes the
- * listings' lock where threads may hold it; release, in the parent and the
- * child, lets go of it.  Async-signal-safe. */
-void ufd_stream_fork_prepare(void);
-void ufd_stream_fork_release(void);
-
 /*
  * UFD_MODE=random's start-up, from the constructor after ufd_shim_init:
  * random_fd_init, and close_random in front of the real close (whatever

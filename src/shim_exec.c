@@ -956,10 +956,13 @@ UFD_PUBLIC int system(const char *command)
 /*
  * glibc's _Fork: fork without the atfork handlers.  The program's, that
  * is: ufd's are part of fork itself (the child has no close-on-fork
- * descriptor, and no lock held by a thread it does not have), so they
- * run here, in glibc's order: prepare in the reverse order of their
- * registration (api.c's constructor), parent and child in it.
- * Async-signal-safe, as _Fork is.
+ * descriptor, and no lock of the table held by a thread it does not have),
+ * so they run here, in glibc's order: prepare in the reverse order of
+ * their registration (api.c's constructor), parent and child in it.  Not
+ * the listings' (shim_stream.c): their lock is a mutex, which a signal
+ * handler calling _Fork (async-signal-safe, as POSIX wants it) would wait
+ * for forever if it interrupted its holder, and what takes it, readdir,
+ * is not a function a _Fork child of a threaded process may call.
  */
 UFD_PUBLIC pid_t _Fork(void)
 {
@@ -967,7 +970,6 @@ UFD_PUBLIC pid_t _Fork(void)
 	int err;
 
 	ufd_signal_fork_prepare();
-	ufd_stream_fork_prepare();
 	vfd_fork_prepare();
 	pid = UFD_REAL(_Fork)();
 	err = errno;
@@ -980,7 +982,6 @@ UFD_PUBLIC pid_t _Fork(void)
 	} else {
 		vfd_fork_parent();
 	}
-	ufd_stream_fork_release();
 	ufd_signal_fork_release();
 	errno = err;
 	return pid;

@@ -294,7 +294,7 @@ static void listing_forget(DIR *dir)
  * none of its words (listings_forked is set only when it was taken). */
 static int listings_forked;
 
-UFD_FORK void ufd_stream_fork_prepare(void)
+UFD_FORK static void listings_prepare(void)
 {
 	if (__libc_single_threaded)
 		return;
@@ -302,7 +302,7 @@ UFD_FORK void ufd_stream_fork_prepare(void)
 	listings_forked = 1;
 }
 
-UFD_FORK void ufd_stream_fork_release(void)
+UFD_FORK static void listings_release(void)
 {
 	if (!listings_forked)
 		return;
@@ -312,8 +312,7 @@ UFD_FORK void ufd_stream_fork_release(void)
 
 UFD_STARTUP void ufd_stream_init(void)
 {
-	pthread_atfork(ufd_stream_fork_prepare, ufd_stream_fork_release,
-		       ufd_stream_fork_release);
+	pthread_atfork(listings_prepare, listings_release, listings_release);
 }
 
 static struct listing *find_listing(DIR *dir)

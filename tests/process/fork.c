@@ -78,13 +78,19 @@ static int fork_child_checks(int src, int stable, int clofork)
 	return 0;
 }
 
+/* glibc's _Fork (2.34): fork without the atfork handlers, which POSIX
+ * still has close the close-on-fork descriptors.  Declared here: only
+ * glibc 2.34's headers do. */
+pid_t _Fork(void);
+
 /*
  * Two threads churn virtual descriptors while the main thread forks 300
- * times.  ufd's fork handlers take the table lock around fork, so each
- * child has a consistent table and a free lock; without them a child whose
- * fork caught a thread inside the lock would hang on its first change.
+ * times with forker.  ufd's fork handlers take the table lock around fork,
+ * so each child has a consistent table and a free lock; without them a
+ * child whose fork caught a thread inside the lock would hang on its first
+ * change.  _Fork runs ufd's handlers too, though not the program's.
  */
-START_TEST(fork_while_threads_churn)
+static void churn_and_fork(pid_t (*forker)(void))
 {
 	int src = temp_file("stable"), stable = api_nonseqfd(src, 0);
 	int clofork = api_nonseqfd(src, NONSEQFD_CLOFORK), before, total = 0;
@@ -97,7 +103,7 @@ START_TEST(fork_while_threads_churn)
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, churn_thread, &c[i]), 0);
 	for (int i = 0; i < 300; i++) {
-		pid_t pid = fork();
+		pid_t pid = forker();
 		int status;
 
 		ck_assert_int_ge(pid, 0);
@@ -122,6 +128,17 @@ START_TEST(fork_while_threads_churn)
 	close(clofork);
 	close(stable);
 	close(src);
+}
+
+START_TEST(fork_while_threads_churn)
+{
+	churn_and_fork(fork);
+}
+END_TEST
+
+START_TEST(_Fork_while_threads_churn)
+{
+	churn_and_fork(_Fork);
 }
 END_TEST
 
@@ -218,11 +235,6 @@ START_TEST(virtual_clofork_closed_in_child_only)
 	close(fd);
 }
 END_TEST
-
-/* glibc's _Fork (2.34): fork without the atfork handlers, which POSIX
- * still has close the close-on-fork descriptors.  Declared here: only
- * glibc 2.34's headers do. */
-pid_t _Fork(void);
 
 /*
  * _Fork runs none of the program's fork handlers, but close-on-fork is
@@ -522,7 +534,7 @@ END_TEST
 TCase *forkthreads_case(void)
 {
 	return new_case("forkthreads",
-			TESTS(fork_while_threads_churn), 120);
+			TESTS(fork_while_threads_churn, _Fork_while_threads_churn), 120);
 }
 
 TCase *clofork_case(void)
