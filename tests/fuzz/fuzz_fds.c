@@ -315,15 +315,15 @@ static void op_print(FILE *f, const struct op *o)
 	hname(r1, sizeof r1, hid(o->id, 1));
 	switch (o->kind) {
 	case OP_OPEN:
-		fprintf(f, "%s = open(\"f%d\", %s%s);", r0, o->a, acc[o->b],
-			o->c ? "|O_CLOEXEC" : "");
+		fprintf(f, "%s = open(\"f%d\", %s%s%s);", r0, o->a, acc[o->b],
+			o->c & 1 ? "|O_CLOEXEC" : "", o->c & 2 ? "|O_CLOFORK" : "");
 		break;
 	case OP_PIPE:
 		fprintf(f, "pipe2({%s, %s}, %s);", r0, r1, o->c ? "O_CLOEXEC" : "0");
 		break;
 	case OP_SOCKETPAIR:
-		fprintf(f, "socketpair(AF_UNIX, SOCK_STREAM%s, 0, {%s, %s});",
-			o->c ? "|SOCK_CLOEXEC" : "", r0, r1);
+		fprintf(f, "socketpair(AF_UNIX, SOCK_STREAM%s%s, 0, {%s, %s});",
+			o->c & 1 ? "|SOCK_CLOEXEC" : "", o->c & 2 ? "|SOCK_CLOFORK" : "", r0, r1);
 		break;
 	case OP_MEMFD:
 		fprintf(f, "%s = memfd_create(\"m\", %s);", r0,
@@ -333,8 +333,10 @@ static void op_print(FILE *f, const struct op *o)
 		fprintf(f, "%s = dup(%s);", r0, a);
 		break;
 	case OP_DUP2: {
-		static const char *const how[] = { "dup2", "dup3", "dup3", "dup3" };
-		static const char *const fl[] = { "", ", 0", ", O_CLOEXEC", ", 0x4 /* bad */" };
+		static const char *const how[] = { "dup2", "dup3", "dup3", "dup3", "dup3",
+						   "dup3" };
+		static const char *const fl[] = { "", ", 0", ", O_CLOEXEC", ", 0x4 /* bad */",
+						  ", O_CLOFORK", ", O_CLOFORK|O_CLOEXEC" };
 		char t[48];
 
 		switch (o->a) {
@@ -358,7 +360,7 @@ static void op_print(FILE *f, const struct op *o)
 		default: snprintf(t, sizeof t, "%d", hostile[o->b]); break;
 		}
 		fprintf(f, "%s = fcntl(%s, %s, %s);", r0, a,
-			o->c ? "F_DUPFD_CLOEXEC" : "F_DUPFD", t);
+			o->c == 2 ? "F_DUPFD_CLOFORK" : o->c ? "F_DUPFD_CLOEXEC" : "F_DUPFD", t);
 		break;
 	}
 	case OP_SETFD:
@@ -561,11 +563,15 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	o->a = o->b = o->c = 0;
 	switch (o->kind) {
 	case OP_OPEN:
-		o->a = rn(NFILES); o->b = rn(3); o->c = rn(2);
+		/* c: bit 0 O_CLOEXEC, bit 1 O_CLOFORK (ufd's) */
+		o->a = rn(NFILES); o->b = rn(3); o->c = rn(2) | (rn(4) == 0) << 1;
 		gen_add(g, hid(o->id, 0), 0);
 		break;
 	case OP_PIPE: case OP_SOCKETPAIR:
+		/* c: bit 0 close-on-exec, bit 1 SOCK_CLOFORK (ufd's) */
 		o->c = rn(2);
+		if (o->kind == OP_SOCKETPAIR)
+			o->c |= (rn(4) == 0) << 1;
 		gen_add(g, hid(o->id, 0), 0);
 		gen_add(g, hid(o->id, 1), 0);
 		g->sock[hid(o->id, 0)] = g->sock[hid(o->id, 1)] = o->kind == OP_SOCKETPAIR;
@@ -583,7 +589,9 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		while ((o->a == T_SLOT || o->a == T_ALLOC) && !(fams & FAM_VIRTUAL));
 		if (o->a == T_HOSTILE && !(fams & FAM_HOSTILE))
 			o->a = T_CHOSEN;
-		o->c = rn(8) < 5 ? 0 : 1 + rn(3);
+		/* c: dup2, dup3 with 0, O_CLOEXEC, a bad flag, O_CLOFORK,
+		 * O_CLOFORK|O_CLOEXEC */
+		o->c = rn(8) < 5 ? 0 : 1 + rn(5);
 		switch (o->a) {
 		case T_CHOSEN: o->b = rn(NCHOSEN); break;
 		case T_STD: o->b = rn(3); break;
@@ -602,7 +610,8 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		if (o->a == F_HOSTILE && !(fams & FAM_HOSTILE))
 			o->a = F_LOW;
 		o->b = o->a == F_LOW ? rn(12) : o->a == F_HOSTILE ? rn(NHOSTILE) : rn(NVS);
-		o->c = rn(2);
+		/* c: F_DUPFD, F_DUPFD_CLOEXEC, F_DUPFD_CLOFORK (ufd's) */
+		o->c = rn(5) ? rn(2) : 2;
 		gen_add(g, hid(o->id, 0), o->a == F_SLOT || o->a == F_BASE);
 		break;
 	case OP_SETFD:
@@ -1344,12 +1353,15 @@ static void op_open(const struct op *o)
 	int fd;
 
 	snprintf(path, sizeof path, "f%d", o->a);
-	fd = open(path, acc[o->b] | (o->c ? O_CLOEXEC : 0));
+	/* close-on-fork is ufd's: the bare run has no such flag */
+	fd = open(path, acc[o->b] | (o->c & 1 ? O_CLOEXEC : 0) |
+			(o->c & 2 && R.ufd ? O_CLOFORK : 0));
 	logf_("open -> %s\n", res(fd < 0 ? -1 : 0, errno));
 	if (fd < 0)
 		return;
 	check_seq_number(fd, 0);
-	set_handle(hid(o->id, 0), fd, new_object(K_FILE, fd, acc[o->b], o->a), o->c);
+	set_handle(hid(o->id, 0), fd, new_object(K_FILE, fd, acc[o->b], o->a), o->c & 1);
+	R.h[hid(o->id, 0)].clofork = R.ufd && (o->c & 2);
 }
 
 static void op_pair(const struct op *o)
@@ -1357,20 +1369,23 @@ static void op_pair(const struct op *o)
 	int fds[2], r;
 
 	if (o->kind == OP_PIPE)
-		r = pipe2(fds, o->c ? O_CLOEXEC : 0);
+		r = pipe2(fds, o->c & 1 ? O_CLOEXEC : 0);
 	else
-		r = socketpair(AF_UNIX, SOCK_STREAM | (o->c ? SOCK_CLOEXEC : 0), 0, fds);
+		r = socketpair(AF_UNIX, SOCK_STREAM | (o->c & 1 ? SOCK_CLOEXEC : 0) |
+					(o->c & 2 && R.ufd ? SOCK_CLOFORK : 0), 0, fds);
 	logf_("-> %s\n", res(r, errno));
 	if (r < 0)
 		return;
 	check_seq_number(fds[0], 0);
 	set_handle(hid(o->id, 0), fds[0],
 		   new_object(o->kind == OP_PIPE ? K_PIPE_R : K_SOCK, fds[0],
-			      o->kind == OP_PIPE ? O_RDONLY : O_RDWR, -1), o->c);
+			      o->kind == OP_PIPE ? O_RDONLY : O_RDWR, -1), o->c & 1);
+	R.h[hid(o->id, 0)].clofork = R.ufd && (o->c & 2);
 	check_seq_number(fds[1], 0);
 	set_handle(hid(o->id, 1), fds[1],
 		   new_object(o->kind == OP_PIPE ? K_PIPE_W : K_SOCK, fds[1],
-			      o->kind == OP_PIPE ? O_WRONLY : O_RDWR, -1), o->c);
+			      o->kind == OP_PIPE ? O_WRONLY : O_RDWR, -1), o->c & 1);
+	R.h[hid(o->id, 1)].clofork = R.ufd && (o->c & 2);
 }
 
 static void op_memfd(const struct op *o)
@@ -1400,8 +1415,10 @@ static void op_dup(const struct op *o)
  * held. */
 static void op_dup2(const struct op *o)
 {
-	int src = R.h[o->h1].num, target, fd, victim, cloexec = o->c == 2;
-	static const int fl[] = { 0, 0, O_CLOEXEC, 0x4 };
+	int src = R.h[o->h1].num, target, fd, victim, cloexec = o->c == 2 || o->c == 5;
+	/* close-on-fork is ufd's: the bare run has no such flag */
+	int clofork = R.ufd ? O_CLOFORK : 0;
+	const int fl[] = { 0, 0, O_CLOEXEC, 0x4, clofork, clofork | O_CLOEXEC };
 
 	switch (o->a) {
 	case T_CHOSEN: target = C0 + o->b; break;
@@ -1452,11 +1469,13 @@ static void op_dup2(const struct op *o)
 	/* UFD_CLOEXEC leaves a dup2 onto a chosen number as it is */
 	if (o->a != T_ALLOC)
 		R.h[hid(o->id, 0)].cloexec = cloexec;
+	R.h[hid(o->id, 0)].clofork = R.ufd && o->c >= 4;
 }
 
 static void op_fdupfd(const struct op *o)
 {
-	int from, fd, cmd = o->c ? F_DUPFD_CLOEXEC : F_DUPFD;
+	int from, fd, cmd = o->c == 1 ? F_DUPFD_CLOEXEC
+			    : o->c == 2 && R.ufd ? F_DUPFD_CLOFORK : F_DUPFD;
 
 	switch (o->a) {
 	case F_LOW: from = o->b; break;
@@ -1475,7 +1494,8 @@ static void op_fdupfd(const struct op *o)
 	else if (fd != lowest_free(from))
 		violation("F_DUPFD from %d gave %d, the lowest free is %d", from, fd,
 			  lowest_free(from));
-	dup_handle(hid(o->id, 0), o->h1, fd, o->c);
+	dup_handle(hid(o->id, 0), o->h1, fd, o->c == 1);
+	R.h[hid(o->id, 0)].clofork = R.ufd && o->c == 2;
 }
 
 static void op_setfd(const struct op *o)
