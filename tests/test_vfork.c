@@ -771,29 +771,36 @@ static void *install_in_thread(void *arg)
 	return NULL;
 }
 
-START_TEST(child_killed_in_sigaction)
+/* A vfork child that the kernel kills in rt_sigaction, inside ufd's
+ * sigaction(SIGUSR1, act). */
+static void child_killed_in(const struct sigaction *act)
 {
-	struct timespec until;
-	int done = 0;
-	pthread_t t;
 	struct rlimit no_core = { 0, 0 };
-	/* A handler: SIG_DFL and SIG_IGN take no lock. */
-	struct sigaction act = { .sa_handler = ignore_signal };
 	int status;
-	pid_t pid;
+	pid_t pid = vfork();
 
-	pid = vfork();
 	if (pid == 0) {
 		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
 		    filter_call(SYS_rt_sigaction, SECCOMP_RET_KILL_PROCESS) != 0)
 			_exit(2);
-		sigaction(SIGUSR1, &act, NULL);
+		sigaction(SIGUSR1, act, NULL);
 		_exit(3);
 	}
 	ck_assert_int_gt(pid, 0);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
 		      "child status %#x", status);
+}
+
+START_TEST(child_killed_in_sigaction)
+{
+	struct timespec until;
+	int done = 0;
+	pthread_t t;
+	/* A handler: SIG_DFL and SIG_IGN take no lock. */
+	struct sigaction act = { .sa_handler = ignore_signal };
+
+	child_killed_in(&act);
 	ck_assert_int_eq(sigaction(SIGUSR1, &act, NULL), 0);
 	/* And another thread's: the lock is not left held in this thread's
 	 * name either. */
@@ -824,20 +831,8 @@ START_TEST(child_killed_in_fast_sigaction)
 	int status;
 	pid_t pid;
 
-	for (int i = 0; i < 5; i++) {
-		pid = vfork();
-		if (pid == 0) {
-			if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
-			    filter_call(SYS_rt_sigaction, SECCOMP_RET_KILL_PROCESS) != 0)
-				_exit(2);
-			sigaction(SIGUSR1, &ign, NULL);
-			_exit(3);
-		}
-		ck_assert_int_gt(pid, 0);
-		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
-			      "child %d: status %#x", i, status);
-	}
+	for (int i = 0; i < 5; i++)
+		child_killed_in(&ign);
 	pid = fork();
 	if (pid == 0) {
 		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
