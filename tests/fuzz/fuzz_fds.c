@@ -409,9 +409,15 @@ static void op_print(FILE *f, const struct op *o)
 		static const char *const what[] = {
 			"open", "dup", "F_DUPFD(3)", "pipe2", "nonseqfd",
 			"dup2(FD_UNSEQ_ALLOC)", "F_DUPFD(SLOT(0))",
+			"",
 		};
-		fprintf(f, "setrlimit(soft %s); %s(%s); setrlimit(back);",
-			o->a ? "highest + 1 + r" : "0", what[o->b], a);
+		if (o->b == 7)
+			fprintf(f, "setrlimit(soft %s); sendmsg(%s, SCM_RIGHTS {%s}); "
+				"recvmsg(its peer, MSG_CMSG_CLOEXEC); setrlimit(back);",
+				o->a ? "highest + 1 + r" : "0", b, a);
+		else
+			fprintf(f, "setrlimit(soft %s); %s(%s); setrlimit(back);",
+				o->a ? "highest + 1 + r" : "0", what[o->b], a);
 		break;
 	}
 	case OP_BACKING:
@@ -654,11 +660,13 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	}
 	case OP_DIP:
 		o->a = rn(2);
-		o->b = rn(7);
-		if (o->b >= 4 && !(fams & FAM_VIRTUAL))
+		o->b = rn(8);
+		if (o->b >= 4 && o->b < 7 && !(fams & FAM_VIRTUAL))
 			o->b = 0;
-		if (o->b >= 4)	/* a virtual one: only at limit 0 (see runner) */
+		if (o->b >= 4 && o->b < 7)	/* a virtual one: only at limit 0 (see runner) */
 			o->a = 0;
+		if (o->b == 7 && (o->h2 = gen_pick_sock(g)) < 0)
+			o->b = 0;
 		break;
 	case OP_BACKING:
 		o->h1 = gen_pick_virt(g);
@@ -1765,6 +1773,69 @@ static void op_rlimit(const struct op *o)
 			  sysconf(_SC_OPEN_MAX), R.soft);
 }
 
+/* The other handle of the socketpair that made socket handle h. */
+static int peer_of(int h)
+{
+	return h - (h - 3) % 2 + !((h - 3) % 2);
+}
+
+/* Is socket handle h there with its peer, as the bare run sees them? */
+static int pair_live(int h)
+{
+	return live(h) && live(peer_of(h)) && R.obj[R.h[h].obj].kind == K_SOCK;
+}
+
+/*
+ * SCM_RIGHTS: descriptor fd (n times, 1 or 2) sent with one byte over
+ * socket handle h, received on its peer with rflags.  The results go to
+ * the log if log; the descriptors received to got[].  Returns how many
+ * arrived, or -1 if the message did not.
+ */
+static int pass_rights(int fd, int h, int n, int rflags, int got[2], int log)
+{
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(2 * sizeof(int))];
+	} control;
+	char byte = 'p';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.bytes };
+	struct cmsghdr *cm;
+	int fds[2] = { fd, fd };
+	ssize_t r;
+
+	memset(&control, 0, sizeof control);
+	msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+	r = sendmsg(R.h[h].num, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (log)
+		logf_("sendmsg -> %s", res(r, errno));
+	if (r != 1)
+		return -1;
+	memset(&control, 0, sizeof control);
+	msg.msg_controllen = sizeof control.bytes;
+	msg.msg_flags = 0;
+	r = recvmsg(R.h[peer_of(h)].num, &msg, MSG_DONTWAIT | rflags);
+	if (log)
+		logf_(", recvmsg -> %s, flags %#x", res(r, errno),
+		      r >= 0 ? msg.msg_flags : 0);
+	if (r != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm)
+		return 0;
+	if (cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(n * sizeof(int)))
+		violation("recvmsg: control data of type %d, %zu bytes, not %d descriptors",
+			  cm->cmsg_type, (size_t)cm->cmsg_len, n);
+	memcpy(got, CMSG_DATA(cm), n * sizeof(int));
+	return n;
+}
+
 /* A brief dip of the soft limit: to 0 or to just above the highest real
  * number the program holds; one creating call; back.  A virtual one is
  * tried at 0 only, where ufd promises EMFILE (at a small non-zero limit
@@ -1800,6 +1871,19 @@ static void op_dip(const struct op *o)
 			fd = -1, errno = EMFILE;
 		break;
 	case 6: fd = fcntl(src, F_DUPFD_CLOEXEC, slot_num(0)); break;
+	case 7:
+		/* received: the descriptor, or nothing (the kernel's
+		 * MSG_CTRUNC at its limit) */
+		if (!pair_live(o->h2)) {
+			fd = -1;
+			errno = ESRCH;	/* no socket: the model says so too */
+			break;
+		}
+		/* the log says only "as model": where the model decides,
+		 * the configurations' answers differ */
+		fd = pass_rights(src, o->h2, 1, MSG_CMSG_CLOEXEC, fds, 0) == 1 ? fds[0] : -1;
+		errno = EMFILE;
+		break;
 	}
 	e = errno;
 	/* What the kernel's rule gives at limit `low`: a free number below it,
@@ -1809,9 +1893,11 @@ static void op_dip(const struct op *o)
 	 * bare run's: the model decides and the log says "as model". */
 	int want_err = 0;
 
-	if (o->b == 6)
+	if (o->b == 7 && !pair_live(o->h2))
+		want_err = ESRCH;
+	else if (o->b == 6)
 		want_err = R.ufd ? 0 : EINVAL;
-	else if (o->b >= 4)
+	else if (o->b >= 4 && o->b < 7)
 		want_err = EMFILE;
 	else if (o->b == 2 && low <= 3)
 		want_err = EINVAL;	/* F_DUPFD from at or past the limit */
@@ -2102,60 +2188,24 @@ static void op_badptr(const struct op *o)
 	logf_("%s -> %s\n", b_name[o->a], res(r, errno));
 }
 
-/* SCM_RIGHTS: h1's number (twice if a) sent over socket handle h2 with
- * one byte, received on its peer (the other handle of the socketpair that
- * made it), with MSG_CMSG_CLOEXEC if c.  What arrives are new descriptors
- * of h1's file, numbered as any new one (the sequence rule; virtual under
- * UFD_MODE=all, random under UFD_MODE=random, close-on-exec under
- * UFD_CLOEXEC). */
+/* SCM_RIGHTS: h1's number (twice if a) sent over socket handle h2,
+ * received on its peer with MSG_CMSG_CLOEXEC if c.  What arrives are new
+ * descriptors of h1's file, numbered as any new one (the sequence rule;
+ * virtual under UFD_MODE=all, random under UFD_MODE=random, close-on-exec
+ * under UFD_CLOEXEC). */
 static void op_pass(const struct op *o)
 {
-	union {
-		struct cmsghdr align;
-		char bytes[CMSG_SPACE(2 * sizeof(int))];
-	} control;
-	char byte = 'p';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
-			      .msg_control = control.bytes };
-	struct cmsghdr *cm;
-	int n = o->a ? 2 : 1, fds[2], peer = o->h2 - (o->h2 - 3) % 2 + !((o->h2 - 3) % 2);
-	ssize_t r;
+	int n = o->a ? 2 : 1, got[2], k;
 
-	if (!live(o->h2) || !live(peer) || R.obj[R.h[o->h2].obj].kind != K_SOCK) {
+	if (!pair_live(o->h2)) {
 		logf_("skip: socket gone\n");
 		return;
 	}
-	memset(&control, 0, sizeof control);
-	msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
-	cm = CMSG_FIRSTHDR(&msg);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
-	fds[0] = fds[1] = R.h[o->h1].num;
-	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
-	r = sendmsg(R.h[o->h2].num, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
-	logf_("sendmsg -> %s", res(r, errno));
-	if (r != 1) {
-		logf_("\n");
-		return;
-	}
-	memset(&control, 0, sizeof control);
-	msg.msg_controllen = sizeof control.bytes;
-	msg.msg_flags = 0;
-	byte = 0;
-	r = recvmsg(R.h[peer].num, &msg, MSG_DONTWAIT | (o->c ? MSG_CMSG_CLOEXEC : 0));
-	logf_(", recvmsg -> %s, flags %#x", res(r, errno), r >= 0 ? msg.msg_flags : 0);
-	cm = r == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!cm || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(n * sizeof(int))) {
-		logf_(", %s\n", cm ? "other control data" : "no descriptor");
-		return;
-	}
-	logf_(", %d descriptors\n", n);
-	memcpy(fds, CMSG_DATA(cm), n * sizeof(int));
-	for (int k = 0; k < n; k++) {
-		check_seq_number(fds[k], 0);
-		dup_handle(hid(o->id, k), o->h1, fds[k], o->c);
+	k = pass_rights(R.h[o->h1].num, o->h2, n, o->c ? MSG_CMSG_CLOEXEC : 0, got, 1);
+	logf_(", %d descriptors\n", k);
+	for (int i = 0; i < k; i++) {
+		check_seq_number(got[i], 0);
+		dup_handle(hid(o->id, i), o->h1, got[i], o->c);
 	}
 }
 
