@@ -1211,16 +1211,19 @@ static int sig_busy(int e)
 	return R.ufd && e == EBUSY;
 }
 
-/* Every SIG_FORK_EVERY-th handler forks: the child, still in the
- * handler, makes and closes a descriptor (a virtual one under ufd) and
- * exits; it must neither fail nor hang (ufd's fork handlers from a signal
- * handler that interrupted ufd; see "fork_in_blocker" in
+/* Every SIG_FORK_EVERY-th handler forks, every other time with glibc's
+ * _Fork (no atfork handler of the program's; ufd runs its own): the child,
+ * still in the handler, makes and closes a descriptor (a virtual one under
+ * ufd) and exits; it must neither fail nor hang (ufd's fork handlers from a
+ * signal handler that interrupted ufd; see "fork_in_blocker" in
  * tests/test_fuzz_found.c). */
 #define SIG_FORK_EVERY 16
 
+pid_t _Fork(void);
+
 static void sig_fork(void)
 {
-	pid_t pid = fork();
+	pid_t pid = sig_runs / SIG_FORK_EVERY % 2 ? _Fork() : fork();
 	int st, fd, ok;
 
 	if (pid == 0) {
