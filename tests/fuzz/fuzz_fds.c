@@ -117,7 +117,7 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, OP_BADPTR, OP_PASS, NOPKIND
+	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, NOPKIND
 };
 
 /* Families, for --without. */
@@ -429,6 +429,10 @@ static void op_print(FILE *f, const struct op *o)
 	case OP_BADPTR:
 		badptr_print(f, o, a, b);
 		break;
+	case OP_REOPEN:
+		fprintf(f, "%s = open(\"%s<number of %s>\", O_RDONLY%s);", r0,
+			o->a ? "/proc/self/fd/" : "/dev/fd/", a, o->c ? "|O_CLOEXEC" : "");
+		break;
 	case OP_PASS:
 		fprintf(f, "sendmsg(%s, SCM_RIGHTS {%s%s%s}); recvmsg(its peer%s) -> {%s%s%s};",
 			b, a, o->a ? ", " : "", o->a ? a : "",
@@ -544,7 +548,7 @@ static const struct weight weights[] = {
 	{ OP_BADNUM, FAM_HOSTILE, 3 },
 	/* about 3 in a list of 80 */
 	{ OP_BADPTR, FAM_BADPTR, 4 },
-	{ OP_PASS, FAM_BASIC, 3 },
+	{ OP_PASS, FAM_BASIC, 3 }, { OP_REOPEN, FAM_BASIC, 3 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -676,6 +680,12 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	case OP_BADNUM:
 		o->a = rn(NX - 2);	/* not dup2 onto / F_DUPFD from: see T_ and F_HOSTILE */
 		o->b = rn(NHOSTILE);
+		break;
+	case OP_REOPEN:
+		/* through /dev/fd (a 0) or /proc/self/fd (a 1), O_CLOEXEC if c */
+		o->a = rn(2);
+		o->c = rn(2);
+		gen_add(g, hid(o->id, 0), 0);
 		break;
 	case OP_PASS:
 		/* h1 (twice if a) over socketpair handle h2 to its peer,
@@ -2212,6 +2222,30 @@ static void op_pass(const struct op *o)
 	}
 }
 
+/* A regular file or memfd handle opened again, read-only, through its
+ * /dev/fd or /proc/self/fd path (under ufd its virtual number's, which ufd
+ * rewrites): a new open file of the same inode and content.  Pipes and
+ * sockets are left out (an open of a pipe's path may block). */
+static void op_reopen(const struct op *o)
+{
+	struct object *ob = &R.obj[R.h[o->h1].obj];
+	char path[64];
+	int fd;
+
+	if (ob->kind != K_FILE && ob->kind != K_MEMFD) {
+		logf_("skip: not a file\n");
+		return;
+	}
+	snprintf(path, sizeof path, "%s%d", o->a ? "/proc/self/fd/" : "/dev/fd/",
+		 R.h[o->h1].num);
+	fd = open(path, O_RDONLY | (o->c ? O_CLOEXEC : 0));
+	logf_("-> %s\n", res(fd < 0 ? -1 : 0, errno));
+	if (fd < 0)
+		return;
+	check_seq_number(fd, 0);
+	set_handle(hid(o->id, 0), fd, new_object(ob->kind, fd, O_RDONLY, ob->content), o->c);
+}
+
 static void run_op(const struct op *o)
 {
 	/* an op on a handle that is gone is skipped, the same way in every
@@ -2222,7 +2256,8 @@ static void run_op(const struct op *o)
 		      o->kind != OP_BADPTR &&
 		      !(o->kind == OP_CLOSE_RANGE && o->a != R_ONE &&
 			o->a != R_INVERTED && o->a != R_BACKING);
-	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ || o->kind == OP_PASS;
+	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ || o->kind == OP_PASS ||
+		      o->kind == OP_REOPEN;
 
 	logf_("%d: ", o->id);
 	if (uses_h1 && !live(o->h1)) {
@@ -2255,6 +2290,7 @@ static void run_op(const struct op *o)
 	case OP_BACKING: case OP_BADNUM: op_notmine(o); break;
 	case OP_BADPTR: op_badptr(o); break;
 	case OP_PASS: op_pass(o); break;
+	case OP_REOPEN: op_reopen(o); break;
 	}
 }
 
