@@ -725,152 +725,109 @@ static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 	return ret;
 }
 
-/*
- * The poll wrappers after the call on the caller's array `fds` returned
- * r > 0 in a process that holds virtual descriptors (an entry with a
- * virtual number makes the kernel return at once, with POLLNVAL for it):
- * if the array names one of ufd's numbers, the call is made again on a
- * translated copy, whose revents are handed back; else r stands.  The call
- * again is ppoll with ts and mask if is_ppoll, else poll with timeout: the
- * fortified forms' check of the array's length has passed in the first
- * call, and the copy is ufd's.  poll_again_any is the body for any
- * array (poll_translate), poll_again_body the common array's
- * (poll_copy_seg), which keeps only the wrapper's struct poll_call
- * across the call and so saves few registers.  Out of line, so that the
- * wrappers' common case keeps a small frame.
- */
+/* The call again, poll or ppoll, on the copy of the array. */
 static inline __attribute__((always_inline)) int
-poll_again_any(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
-	       const struct timespec *ts, const sigset_t *mask)
+poll_call(struct pollfd *fds, nfds_t n, int is_ppoll, int timeout,
+	  const struct timespec *ts, const sigset_t *mask)
+{
+	return is_ppoll ? UFD_REAL(ppoll)(fds, n, ts, mask) : UFD_REAL(poll)(fds, n, timeout);
+}
+
+/*
+ * poll_virtual_body for the arrays poll_copy_seg does not take, with r
+ * the first call's result (> 0): poll_translate's copy.  Out of line: the
+ * common case then keeps fewer values across its calls.
+ */
+__attribute__((noinline)) static int
+poll_other(struct pollfd *fds, nfds_t n, int is_ppoll, int timeout,
+	   const struct timespec *ts, const sigset_t *mask, int r)
 {
 	struct pollfd stack[POLL_STACK], *copy;
 	size_t mapped;
 
 	copy = poll_translate(fds, n, stack, &mapped);
-	if (copy == fds)
+	if (copy == fds) /* nothing of ufd's in it: r stands */
 		return r;
 	if (!copy) /* no room for a copy */
 		return ufd_ret(-ENOMEM);
-	return poll_finish(fds, copy, n, mapped,
-			   is_ppoll ? UFD_REAL(ppoll)(copy, n, ts, mask)
-				    : UFD_REAL(poll)(copy, n, timeout));
+	r = poll_call(copy, n, is_ppoll, timeout, ts, mask);
+	return poll_finish(fds, copy, n, mapped, r);
 }
 
-__attribute__((noinline)) static int poll_again_other(struct pollfd *fds, nfds_t n,
-						      int r, int timeout)
-{
-	return poll_again_any(fds, n, r, 0, timeout, NULL, NULL);
-}
-
-__attribute__((noinline)) static int ppoll_again_other(struct pollfd *fds, nfds_t n,
-						       int r, const struct timespec *ts,
-						       const sigset_t *mask)
-{
-	return poll_again_any(fds, n, r, 1, 0, ts, mask);
-}
-
-/* A poll call's arguments, kept in the wrapper's frame across its first
- * call rather than in saved registers: its common case then saves none.
- * Set field by field, only those of the call (an initializer would zero
- * the others, at an instruction each). */
-struct poll_call {
-	struct pollfd *fds;
-	nfds_t n;
-	const struct timespec *ts; /* ppoll's */
-	const sigset_t *mask;
-	int timeout;		   /* poll's */
-	int r;			   /* the first call's result, r > 0 */
-};
-
+/*
+ * poll, or ppoll if is_ppoll (with ts and mask; else timeout), on the
+ * caller's array fds in a process that holds virtual descriptors.  The
+ * kernel reads the array first: the call is made as it is, and only if it
+ * found something (an entry with a virtual number makes it return at once,
+ * with POLLNVAL for it) is the array looked at, never one the kernel could
+ * not read.  If it names one of ufd's numbers, the call is made again on a
+ * translated copy, whose revents are handed back; else the first result
+ * stands.
+ */
 static inline __attribute__((always_inline)) int
-poll_again_body(const struct poll_call *c, int is_ppoll)
+poll_virtual_body(struct pollfd *fds, nfds_t n, int is_ppoll, int timeout,
+		  const struct timespec *ts, const sigset_t *mask)
 {
 	struct pollfd stack[POLL_STACK];
-	struct pollfd *fds = c->fds;
-	nfds_t n = c->n;
+	int r = poll_call(fds, n, is_ppoll, timeout, ts, mask);
 
+	if (r <= 0)
+		return r;
 	/* r > 0: n > 0, as poll_copy_seg needs. */
 	if (n <= POLL_STACK && poll_copy_seg(stack, fds, n))
-		return poll_finish(c->fds, stack, c->n, 0, /* read again: not saved */
-				   is_ppoll ? UFD_REAL(ppoll)(stack, n, c->ts, c->mask)
-					    : UFD_REAL(poll)(stack, n, c->timeout));
-	return is_ppoll ? ppoll_again_other(fds, n, c->r, c->ts, c->mask)
-			: poll_again_other(fds, n, c->r, c->timeout);
+		return poll_finish(fds, stack, n, 0,
+				   poll_call(stack, n, is_ppoll, timeout, ts, mask));
+	return poll_other(fds, n, is_ppoll, timeout, ts, mask, r);
 }
 
-__attribute__((noinline)) static int poll_again(const struct poll_call *c)
+/* Out of line: the wrappers' common case keeps no frame. */
+__attribute__((noinline)) static int poll_virtual(struct pollfd *fds, nfds_t n, int timeout)
 {
-	return poll_again_body(c, 0);
+	return poll_virtual_body(fds, n, 0, timeout, NULL, NULL);
 }
 
-__attribute__((noinline)) static int ppoll_again(const struct poll_call *c)
+__attribute__((noinline)) static int ppoll_virtual(struct pollfd *fds, nfds_t n,
+						   const struct timespec *ts,
+						   const sigset_t *mask)
 {
-	return poll_again_body(c, 1);
+	return poll_virtual_body(fds, n, 1, 0, ts, mask);
 }
 
 /*
- * Does the result r of a poll call on the caller's array stand?  The
- * kernel reads the array first: the call is made once as it is, and only
- * if the process holds virtual descriptors and the call found something is
- * the array looked at (never an array the kernel could not read).
+ * Until the process holds a virtual descriptor, no number in the array
+ * can be ufd's: the call goes to libc as it is.  The fortified forms
+ * check the array's length as glibc's do (which abort when it is short)
+ * before the call on a copy, whose length is ufd's.
  */
-static inline int poll_done(int r)
-{
-	return __builtin_expect(!vfd_any(), 1) || r <= 0;
-}
-
-/*
- * The body of the four wrappers: real_call, libc's on the caller's array,
- * whose arguments are in struct poll_call c; then, unless its result
- * stands, the call again on a copy (again: poll_again or ppoll_again).
- */
-#define POLL_WRAPPER(real_call, again)                                         \
-	do {                                                                   \
-		int r_ = real_call;                                            \
-		if (poll_done(r_))                                             \
-			return r_;                                             \
-		c.r = r_;                                                      \
-		return again(&c);                                              \
-	} while (0)
-
-/* The arguments of a poll, or of a ppoll, into c. */
-#define POLL_ARGS(c, fds_, n_, timeout_) ((c).fds = (fds_), (c).n = (n_), (c).timeout = (timeout_))
-#define PPOLL_ARGS(c, fds_, n_, ts_, mask_)                                    \
-	((c).fds = (fds_), (c).n = (n_), (c).ts = (ts_), (c).mask = (mask_))
-
 UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	struct poll_call c;
-
-	POLL_ARGS(c, fds, n, timeout);
-	POLL_WRAPPER(UFD_REAL(poll)(fds, n, timeout), poll_again);
+	if (__builtin_expect(!vfd_any(), 1))
+		return UFD_REAL(poll)(fds, n, timeout);
+	return poll_virtual(fds, n, timeout);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		     const sigset_t *mask)
 {
-	struct poll_call c;
-
-	PPOLL_ARGS(c, fds, n, timeout, mask);
-	POLL_WRAPPER(UFD_REAL(ppoll)(fds, n, timeout, mask), ppoll_again);
+	if (__builtin_expect(!vfd_any(), 1))
+		return UFD_REAL(ppoll)(fds, n, timeout, mask);
+	return ppoll_virtual(fds, n, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
-	struct poll_call c;
-
-	POLL_ARGS(c, fds, n, timeout);
-	POLL_WRAPPER(UFD_REAL(__poll_chk)(fds, n, timeout, fdslen), poll_again);
+	if (__builtin_expect(!vfd_any(), 1) || fdslen / sizeof(*fds) < n)
+		return UFD_REAL(__poll_chk)(fds, n, timeout, fdslen);
+	return poll_virtual(fds, n, timeout);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 			   const struct timespec *timeout, const sigset_t *mask,
 			   size_t fdslen)
 {
-	struct poll_call c;
-
-	PPOLL_ARGS(c, fds, n, timeout, mask);
-	POLL_WRAPPER(UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen), ppoll_again);
+	if (__builtin_expect(!vfd_any(), 1) || fdslen / sizeof(*fds) < n)
+		return UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen);
+	return ppoll_virtual(fds, n, timeout, mask);
 }
 
 /*
