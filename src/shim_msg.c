@@ -263,12 +263,9 @@ __attribute__((noinline)) static ssize_t send_translated(int fd,
 	    !control_to_read(&copy))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 
-	union {
-		struct cmsghdr align;
-		char bytes[copy.msg_controllen];
-	} control;
+	_Alignas(struct cmsghdr) char control[copy.msg_controllen];
 
-	if (!read_control(&copy, control.bytes) || !map_rights(&copy, vfd_translate, 1))
+	if (!read_control(&copy, control) || !map_rights(&copy, vfd_translate, 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 	return UFD_REAL(sendmsg)(fd, &copy, flags);
 }
@@ -288,12 +285,9 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 __attribute__((noinline)) static int rights_to_translate(const struct msghdr *h)
 {
 	struct msghdr copy = *h;
-	union {
-		struct cmsghdr align;
-		char bytes[copy.msg_controllen];
-	} control;
+	_Alignas(struct cmsghdr) char control[copy.msg_controllen];
 
-	return read_control(&copy, control.bytes) && map_rights(&copy, vfd_translate, 0);
+	return read_control(&copy, control) && map_rights(&copy, vfd_translate, 0);
 }
 
 /* ufd_sys_read_self, out of line where it is rare. */
@@ -623,7 +617,7 @@ poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 		q->fd = (int)(v >> VFD_REAL_SHIFT);
 	}
 	acc.any = (acc.any ^ segs) | (acc.all ^ segs);
-	acc.any |= __builtin_shuffle(acc.any, (poll_pair){ 2, 3, 0, 1 });
+	acc.any |= __builtin_shufflevector(acc.any, acc.any, 2, 3, 0, 1);
 	off = acc.any[0];
 	return off < FDMAP_SEG_SLOTS && (acc.busy0 & acc.busy1);
 }
