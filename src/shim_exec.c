@@ -459,15 +459,29 @@ static void exec_env_done(struct exec_env *x)
  * (posix_spawn's internal vfork-style child runs only glibc's internal
  * calls, which ufd does not see.)
  *
- * Every signal is blocked from the decision to the system call, as glibc's
- * posix_spawn does around its own: a handler run in between could make a
- * virtual descriptor, which the child would then share.  The child
- * restores the caller's mask before it returns, the parent in
- * ufd_vfork_end, once the vfork is over for ufd.
+ * The application's signals are blocked from the decision to the system
+ * call, as glibc's posix_spawn blocks its own: a handler run in between
+ * could make a virtual descriptor, which the child would then share.  The
+ * child restores the caller's mask before it returns, the parent in
+ * ufd_vfork_end, once the vfork is over for ufd; neither when the caller
+ * had them all blocked already (dash does, around each command's vfork).
+ * glibc's two internal signals stay as they were: their handlers make no
+ * descriptor, and in a process of one thread (vfd_vfork_begin) nothing of
+ * glibc's sends them.
  */
 
-/* The caller's signal mask (the kernel's 8 bytes) while vfork blocks all. */
+/* The signals vfork blocks, as the kernel's 8-byte mask: all but SIGKILL
+ * and SIGSTOP (which cannot be) and glibc's 32 and 33 (SIGCANCEL,
+ * SIGSETXID). */
+#define VFORK_BLOCKED                                                        \
+	(~0UL & ~(1UL << (SIGKILL - 1)) & ~(1UL << (SIGSTOP - 1)) &          \
+	 ~(1UL << 31) & ~(1UL << 32))
+
+/* The caller's signal mask (the kernel's 8 bytes) while vfork blocks the
+ * application's, and whether the block changed it (then the child and the
+ * parent restore it).  Read by the wrapper's child path. */
 __attribute__((visibility("hidden"), used)) unsigned long ufd_vfork_mask;
+__attribute__((visibility("hidden"), used)) int ufd_vfork_restore;
 
 static void vfork_unblock(void)
 {
@@ -475,23 +489,28 @@ static void vfork_unblock(void)
 		 sizeof(ufd_vfork_mask), 0, 0);
 }
 
-/* Before the system call, in the parent: 1 for a real vfork (every
- * signal blocked), 0 to fork. */
+/* Before the system call, in the parent: 1 for a real vfork (the
+ * application's signals blocked), 0 to fork. */
 __attribute__((used)) int ufd_vfork_begin(void);
 __attribute__((used)) int ufd_vfork_begin(void)
 {
-	unsigned long all = ~0UL, mask;
+	unsigned long block = VFORK_BLOCKED, mask;
 
-	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&mask,
+	/* A vfork that will be a fork pays for no block. */
+	if (!vfd_vfork_allowed())
+		return 0;
+	ufd_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&block, (long)&mask,
 		 sizeof(mask), 0, 0);
 	/* Kept only for a real vfork: a vfork child's own (a fork) must
 	 * leave its parent's alone. */
 	if (vfd_vfork_begin()) {
 		ufd_vfork_mask = mask;
+		ufd_vfork_restore = (mask & block) != block;
 		return 1;
 	}
-	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, sizeof(mask),
-		 0, 0);
+	if ((mask & block) != block)
+		ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
+			 sizeof(mask), 0, 0);
 	return 0;
 }
 
@@ -506,7 +525,8 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 	}
 	vfd_vfork_end();
 	ufd_signal_vfork_end();
-	vfork_unblock();
+	if (ufd_vfork_restore)
+		vfork_unblock();
 	return ufd_ret(ret);
 }
 
@@ -545,14 +565,18 @@ __asm__(".text\n"
 	"jz 1f\n"
 	"movq %rax, %rdi\n"
 	"jmp ufd_vfork_end\n"
-	/* The child: rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8) */
-	"1: movl $14, %eax\n"
+	/* The child: vfd_vfork_child = 1, then, if ufd_vfork_restore,
+	 * rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8). */
+	"1: movl $1, vfd_vfork_child(%rip)\n"
+	"cmpl $0, ufd_vfork_restore(%rip)\n"
+	"je 2f\n"
+	"movl $14, %eax\n"
 	"movl $2, %edi\n"
 	"leaq ufd_vfork_mask(%rip), %rsi\n"
 	"xorl %edx, %edx\n"
 	"movl $8, %r10d\n"
 	"syscall\n"
-	"xorl %eax, %eax\n"
+	"2: xorl %eax, %eax\n"
 	"ret\n"
 	".cfi_endproc\n"
 	".size vfork, .-vfork\n");
@@ -586,15 +610,22 @@ __asm__(".text\n"
 	"svc #0\n"
 	"cbz x0, 1f\n"
 	"b ufd_vfork_end\n"
-	/* The child: rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8) */
-	"1: mov x0, #2\n"
+	/* The child: vfd_vfork_child = 1, then, if ufd_vfork_restore,
+	 * rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8). */
+	"1: adrp x1, vfd_vfork_child\n"
+	"mov w2, #1\n"
+	"str w2, [x1, :lo12:vfd_vfork_child]\n"
+	"adrp x1, ufd_vfork_restore\n"
+	"ldr w2, [x1, :lo12:ufd_vfork_restore]\n"
+	"cbz w2, 3f\n"
+	"mov x0, #2\n"
 	"adrp x1, ufd_vfork_mask\n"
 	"add x1, x1, :lo12:ufd_vfork_mask\n"
 	"mov x2, #0\n"
 	"mov x3, #8\n"
 	"mov x8, #135\n"
 	"svc #0\n"
-	"mov x0, #0\n"
+	"3: mov x0, #0\n"
 	"ret\n"
 	"2: b ufd_vfork_fork\n"
 	".cfi_endproc\n"
