@@ -153,8 +153,8 @@ static size_t to_page_end(const void *p)
 
 /* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
  * its first bytes, not past its NUL's page; -EFAULT if they cannot be read
- * up to its end. */
-static int env_kind(const char *e)
+ * up to its end.  pid: the caller's getpid(), asked once per exec. */
+static int env_kind(long pid, const char *e)
 {
 	char head[ENV_HEAD];
 	size_t first = to_page_end(e);
@@ -162,9 +162,10 @@ static int env_kind(const char *e)
 
 	if (first > sizeof(head))
 		first = sizeof(head);
-	n = ufd_sys_read_self(head, e, first);
+	n = ufd_sys_read_self_pid(pid, head, e, first);
 	if (n == (long)first && first < sizeof(head) && !memchr(head, '\0', first)) {
-		more = ufd_sys_read_self(head + first, e + first, sizeof(head) - first);
+		more = ufd_sys_read_self_pid(pid, head + first, e + first,
+					     sizeof(head) - first);
 		n += more > 0 ? more : 0;
 	}
 	return n < 0 ? (int)n : head_kind(head, (size_t)n);
@@ -187,7 +188,7 @@ struct env_batch {
 
 /* The kinds of b's n entries: their first bytes in one read, split at
  * page boundaries; entry by entry where that read stops short. */
-static int env_kinds(struct env_batch *b)
+static int env_kinds(long pid, struct env_batch *b)
 {
 	char head[ENV_BATCH][ENV_HEAD];
 	struct ufd_iovec mine[2 * ENV_BATCH], theirs[2 * ENV_BATCH];
@@ -209,7 +210,7 @@ static int env_kinds(struct env_batch *b)
 		}
 		want += (long)ENV_HEAD;
 	}
-	if (k && ufd_sys_read_self_pieces(mine, theirs, k) == want) {
+	if (k && ufd_sys_read_self_pieces(pid, mine, theirs, k) == want) {
 		for (j = 0; j < b->n; j++)
 			b->kind[j] = head_kind(head[j], ENV_HEAD);
 		return 0;
@@ -217,14 +218,15 @@ static int env_kinds(struct env_batch *b)
 	/* An entry near the end of readable memory, or no
 	 * process_vm_readv: each by itself. */
 	for (j = 0; j < b->n; j++)
-		if ((b->kind[j] = env_kind(b->e[j])) < 0)
+		if ((b->kind[j] = env_kind(pid, b->e[j])) < 0)
 			return -EFAULT;
 	return 0;
 }
 
 /* Read the batch of envp's entries from `from` into b: 0, or -EFAULT
  * where the array or an entry's first bytes cannot be read. */
-static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
+static int env_read_batch(long pid, char *const envp[], size_t from,
+			  struct env_batch *b)
 {
 	/* Up to the page's end, where the NULL may be the last pointer;
 	 * a pointer that straddles it is read whole, as the kernel does. */
@@ -235,7 +237,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 		ask = sizeof(b->e);
 	if (ask < sizeof(b->e[0]))
 		ask = sizeof(b->e[0]);
-	got = ufd_sys_read_self(b->e, &envp[from], ask);
+	got = ufd_sys_read_self_pid(pid, b->e, &envp[from], ask);
 	if (got < 0)
 		return -EFAULT;
 	have = (size_t)got / sizeof(b->e[0]);
@@ -245,7 +247,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 	/* Stopped short, without the NULL: unreadable memory. */
 	if (!b->last && (size_t)got < ask)
 		return -EFAULT;
-	return env_kinds(b);
+	return env_kinds(pid, b);
 }
 
 /* Bytes of an LD_PRELOAD value read with its length: most values whole. */
@@ -256,7 +258,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
  * bytes read are left in head, and *whole says whether they are all of s
  * with its NUL (then the caller need not read s again to look at it).
  */
-static long env_strlen(const char *s, char head[VALUE_HEAD], int *whole)
+static long env_strlen(long pid, const char *s, char head[VALUE_HEAD], int *whole)
 {
 	char chunk[VALUE_HEAD], *buf = head;
 	size_t len = 0;
@@ -268,7 +270,7 @@ static long env_strlen(const char *s, char head[VALUE_HEAD], int *whole)
 
 		if (ask > VALUE_HEAD)
 			ask = VALUE_HEAD;
-		n = ufd_sys_read_self(buf, s + len, ask);
+		n = ufd_sys_read_self_pid(pid, buf, s + len, ask);
 		if (n < 0)
 			return n;
 		nul = memchr(buf, '\0', (size_t)n);
@@ -316,12 +318,15 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	int handing_off, add_ufd, stale = 0, whole = 0, err;
 	struct env_batch b;
 	char **v, *text, head[VALUE_HEAD];
+	/* For every read of envp below: the process stays itself through
+	 * the call. */
+	long pid = envp ? ufd_sys_getpid() : 0;
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
 	/* Read first, before anything is locked or made inheritable. */
 	for (n = 0; envp; n += b.n) {
-		if (env_read_batch(envp, n, &b) < 0)
+		if (env_read_batch(pid, envp, n, &b) < 0)
 			return 0;
 		for (j = 0; j < b.n; j++) {
 			if (b.kind[j] == ENV_PRELOAD)
@@ -334,7 +339,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 		}
 	}
 	if (preload) {
-		value_len = env_strlen(preload + preload_name, head, &whole);
+		value_len = env_strlen(pid, preload + preload_name, head, &whole);
 		if (value_len < 0)
 			return 0;
 	}
@@ -369,8 +374,9 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	}
 	text = (char *)(v + n + 3);
 	memcpy(text, PRELOAD_VAR "=", preload_name);
-	if (preload && ufd_sys_read_self(text + preload_name, preload + preload_name,
-					 (size_t)value_len) != value_len)
+	if (preload && ufd_sys_read_self_pid(pid, text + preload_name,
+					     preload + preload_name,
+					     (size_t)value_len) != value_len)
 		goto unreadable;
 	text[preload_name + (size_t)value_len] = '\0';
 	if (preload && lists_ufd(text + preload_name))
@@ -391,7 +397,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	}
 	for (i = 0; i < n; i += b.n) {
 		/* Read again: another thread may have changed it meanwhile. */
-		if (env_read_batch(envp, i, &b) < 0 ||
+		if (env_read_batch(pid, envp, i, &b) < 0 ||
 		    (b.last && i + b.n < n))
 			goto unreadable;
 		if (b.n > n - i)
