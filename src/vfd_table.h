@@ -243,9 +243,9 @@ void vfd_start(void);
  * a look before the caller pays for blocking signals (a vfork that will
  * be a fork blocks none).  Async-signal-safe, lock-free.
  *
- * vfd_vfork_begin, in the parent just before the vfork, every signal
- * blocked: the same question asked again, now that no handler can change
- * the answer, and 1 if the child may share the memory (vfd_vfork_end must
+ * vfd_vfork_begin, in the parent just before the vfork, the application's
+ * signals blocked: the same question asked again, now that no handler can
+ * change the answer, and 1 if the child may share the memory (vfd_vfork_end must
  * follow in the parent once the vfork returns there, whether it made a
  * child or failed; it lets go of the lock a child killed inside a call
  * left held), or 0: the caller forks instead.  A signal handler may vfork
