@@ -33,6 +33,7 @@
 #include "log.h"
 #include "report.h"
 #include "sys.h"
+#include "text.h"
 #include "vfd_table.h"
 
 extern char **environ;
@@ -50,16 +51,15 @@ static char resolved_path[PATH_MAX];
  * alone on a page of .bss (a page fault in every process). */
 static int preloaded = -1; /* -1: not known yet (no constructor), as 0 */
 
-/* Does the LD_PRELOAD value list ufd (any libufd.so*)? */
+/* Does the LD_PRELOAD value list ufd (any libufd.so*)?  A loop of its
+ * own rather than strstr, which a forked child's exec would otherwise be
+ * the first to call, and bind (text.h's ufd_find_nul). */
 static int lists_ufd(const char *value)
 {
-	const char *p = value;
-
-	while ((p = strstr(p, "libufd.so"))) {
-		if (p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':')
+	for (const char *p = value; *p; p++)
+		if ((p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':') &&
+		    ufd_skip_prefix(p, "libufd.so"))
 			return 1;
-		p++;
-	}
 	return 0;
 }
 
@@ -128,7 +128,7 @@ enum { ENV_OTHER, ENV_PRELOAD, ENV_HANDOFF };
  * or -EFAULT if it goes on past them into unreadable memory. */
 static int head_kind(const char *head, size_t n)
 {
-	if (n < ENV_HEAD && !memchr(head, '\0', n))
+	if (n < ENV_HEAD && !ufd_find_nul(head, n))
 		return -EFAULT;
 	if (n >= strlen(PRELOAD_VAR "=") &&
 	    !memcmp(head, PRELOAD_VAR "=", strlen(PRELOAD_VAR "=")))
@@ -163,7 +163,7 @@ static int env_kind(long pid, const char *e)
 	if (first > sizeof(head))
 		first = sizeof(head);
 	n = ufd_sys_read_self_pid(pid, head, e, first);
-	if (n == (long)first && first < sizeof(head) && !memchr(head, '\0', first)) {
+	if (n == (long)first && first < sizeof(head) && !ufd_find_nul(head, first)) {
 		more = ufd_sys_read_self_pid(pid, head + first, e + first,
 					     sizeof(head) - first);
 		n += more > 0 ? more : 0;
@@ -266,14 +266,14 @@ static long env_strlen(long pid, const char *s, char head[VALUE_HEAD], int *whol
 	for (;;) {
 		size_t ask = to_page_end(s + len);
 		long n;
-		char *nul;
+		const char *nul;
 
 		if (ask > VALUE_HEAD)
 			ask = VALUE_HEAD;
 		n = ufd_sys_read_self_pid(pid, buf, s + len, ask);
 		if (n < 0)
 			return n;
-		nul = memchr(buf, '\0', (size_t)n);
+		nul = ufd_find_nul(buf, (size_t)n);
 		if (nul) {
 			*whole = buf == head;
 			return (long)(len + (size_t)(nul - buf));
