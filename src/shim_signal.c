@@ -199,9 +199,7 @@ UFD_EARLY static void trampoline(int sig, siginfo_t *info, void *uc)
  * of line would be instrumented. */
 UFD_EARLY static int in_vfork_child(void)
 {
-	int parent = __atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
-
-	return parent && vfd_vfork_child_of(parent);
+	return __atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED);
 }
 
 /* Does a new action with handler h and flags need the trampoline?  Not in
