@@ -34,6 +34,7 @@
 #include "log.h"
 #include "report.h"
 #include "sys.h"
+#include "text.h"
 #include "vfd_table.h"
 
 extern char **environ;
@@ -51,16 +52,15 @@ static char resolved_path[PATH_MAX];
  * alone on a page of .bss (a page fault in every process). */
 static int preloaded = -1; /* -1: not known yet (no constructor), as 0 */
 
-/* Does the LD_PRELOAD value list ufd (any libufd.so*)? */
+/* Does the LD_PRELOAD value list ufd (any libufd.so*)?  A loop of its
+ * own rather than strstr, which a forked child's exec would otherwise be
+ * the first to call, and bind (text.h's ufd_find_nul). */
 static int lists_ufd(const char *value)
 {
-	const char *p = value;
-
-	while ((p = strstr(p, "libufd.so"))) {
-		if (p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':')
+	for (const char *p = value; *p; p++)
+		if ((p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':') &&
+		    ufd_skip_prefix(p, "libufd.so"))
 			return 1;
-		p++;
-	}
 	return 0;
 }
 
@@ -129,7 +129,7 @@ enum { ENV_OTHER, ENV_PRELOAD, ENV_HANDOFF };
  * or -EFAULT if it goes on past them into unreadable memory. */
 static int head_kind(const char *head, size_t n)
 {
-	if (n < ENV_HEAD && !memchr(head, '\0', n))
+	if (n < ENV_HEAD && !ufd_find_nul(head, n))
 		return -EFAULT;
 	if (n >= strlen(PRELOAD_VAR "=") &&
 	    !memcmp(head, PRELOAD_VAR "=", strlen(PRELOAD_VAR "=")))
@@ -154,8 +154,8 @@ static size_t to_page_end(const void *p)
 
 /* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
  * its first bytes, not past its NUL's page; -EFAULT if they cannot be read
- * up to its end. */
-static int env_kind(const char *e)
+ * up to its end.  pid: the caller's getpid(), asked once per exec. */
+static int env_kind(long pid, const char *e)
 {
 	char head[ENV_HEAD];
 	size_t first = to_page_end(e);
@@ -163,9 +163,10 @@ static int env_kind(const char *e)
 
 	if (first > sizeof(head))
 		first = sizeof(head);
-	n = ufd_sys_read_self(head, e, first);
-	if (n == (long)first && first < sizeof(head) && !memchr(head, '\0', first)) {
-		more = ufd_sys_read_self(head + first, e + first, sizeof(head) - first);
+	n = ufd_sys_read_self_pid(pid, head, e, first);
+	if (n == (long)first && first < sizeof(head) && !ufd_find_nul(head, first)) {
+		more = ufd_sys_read_self_pid(pid, head + first, e + first,
+					     sizeof(head) - first);
 		n += more > 0 ? more : 0;
 	}
 	return n < 0 ? (int)n : head_kind(head, (size_t)n);
@@ -188,7 +189,7 @@ struct env_batch {
 
 /* The kinds of b's n entries: their first bytes in one read, split at
  * page boundaries; entry by entry where that read stops short. */
-static int env_kinds(struct env_batch *b)
+static int env_kinds(long pid, struct env_batch *b)
 {
 	char head[ENV_BATCH][ENV_HEAD];
 	struct ufd_iovec mine[2 * ENV_BATCH], theirs[2 * ENV_BATCH];
@@ -210,7 +211,7 @@ static int env_kinds(struct env_batch *b)
 		}
 		want += (long)ENV_HEAD;
 	}
-	if (k && ufd_sys_read_self_pieces(mine, theirs, k) == want) {
+	if (k && ufd_sys_read_self_pieces(pid, mine, theirs, k) == want) {
 		for (j = 0; j < b->n; j++)
 			b->kind[j] = head_kind(head[j], ENV_HEAD);
 		return 0;
@@ -218,14 +219,15 @@ static int env_kinds(struct env_batch *b)
 	/* An entry near the end of readable memory, or no
 	 * process_vm_readv: each by itself. */
 	for (j = 0; j < b->n; j++)
-		if ((b->kind[j] = env_kind(b->e[j])) < 0)
+		if ((b->kind[j] = env_kind(pid, b->e[j])) < 0)
 			return -EFAULT;
 	return 0;
 }
 
 /* Read the batch of envp's entries from `from` into b: 0, or -EFAULT
  * where the array or an entry's first bytes cannot be read. */
-static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
+static int env_read_batch(long pid, char *const envp[], size_t from,
+			  struct env_batch *b)
 {
 	/* Up to the page's end, where the NULL may be the last pointer;
 	 * a pointer that straddles it is read whole, as the kernel does. */
@@ -236,7 +238,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 		ask = sizeof(b->e);
 	if (ask < sizeof(b->e[0]))
 		ask = sizeof(b->e[0]);
-	got = ufd_sys_read_self(b->e, &envp[from], ask);
+	got = ufd_sys_read_self_pid(pid, b->e, &envp[from], ask);
 	if (got < 0)
 		return -EFAULT;
 	have = (size_t)got / sizeof(b->e[0]);
@@ -246,7 +248,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
 	/* Stopped short, without the NULL: unreadable memory. */
 	if (!b->last && (size_t)got < ask)
 		return -EFAULT;
-	return env_kinds(b);
+	return env_kinds(pid, b);
 }
 
 /* Bytes of an LD_PRELOAD value read with its length: most values whole. */
@@ -257,7 +259,7 @@ static int env_read_batch(char *const envp[], size_t from, struct env_batch *b)
  * bytes read are left in head, and *whole says whether they are all of s
  * with its NUL (then the caller need not read s again to look at it).
  */
-static long env_strlen(const char *s, char head[VALUE_HEAD], int *whole)
+static long env_strlen(long pid, const char *s, char head[VALUE_HEAD], int *whole)
 {
 	char chunk[VALUE_HEAD], *buf = head;
 	size_t len = 0;
@@ -265,14 +267,14 @@ static long env_strlen(const char *s, char head[VALUE_HEAD], int *whole)
 	for (;;) {
 		size_t ask = to_page_end(s + len);
 		long n;
-		char *nul;
+		const char *nul;
 
 		if (ask > VALUE_HEAD)
 			ask = VALUE_HEAD;
-		n = ufd_sys_read_self(buf, s + len, ask);
+		n = ufd_sys_read_self_pid(pid, buf, s + len, ask);
 		if (n < 0)
 			return n;
-		nul = memchr(buf, '\0', (size_t)n);
+		nul = ufd_find_nul(buf, (size_t)n);
 		if (nul) {
 			*whole = buf == head;
 			return (long)(len + (size_t)(nul - buf));
@@ -317,12 +319,15 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	int handing_off, add_ufd, stale = 0, whole = 0, err;
 	struct env_batch b;
 	char **v, *text, head[VALUE_HEAD];
+	/* For every read of envp below: the process stays itself through
+	 * the call. */
+	long pid = envp ? ufd_sys_getpid() : 0;
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;
 	/* Read first, before anything is locked or made inheritable. */
 	for (n = 0; envp; n += b.n) {
-		if (env_read_batch(envp, n, &b) < 0)
+		if (env_read_batch(pid, envp, n, &b) < 0)
 			return 0;
 		for (j = 0; j < b.n; j++) {
 			if (b.kind[j] == ENV_PRELOAD)
@@ -335,7 +340,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 		}
 	}
 	if (preload) {
-		value_len = env_strlen(preload + preload_name, head, &whole);
+		value_len = env_strlen(pid, preload + preload_name, head, &whole);
 		if (value_len < 0)
 			return 0;
 	}
@@ -370,8 +375,9 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	}
 	text = (char *)(v + n + 3);
 	memcpy(text, PRELOAD_VAR "=", preload_name);
-	if (preload && ufd_sys_read_self(text + preload_name, preload + preload_name,
-					 (size_t)value_len) != value_len)
+	if (preload && ufd_sys_read_self_pid(pid, text + preload_name,
+					     preload + preload_name,
+					     (size_t)value_len) != value_len)
 		goto unreadable;
 	text[preload_name + (size_t)value_len] = '\0';
 	if (preload && lists_ufd(text + preload_name))
@@ -392,7 +398,7 @@ static int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	}
 	for (i = 0; i < n; i += b.n) {
 		/* Read again: another thread may have changed it meanwhile. */
-		if (env_read_batch(envp, i, &b) < 0 ||
+		if (env_read_batch(pid, envp, i, &b) < 0 ||
 		    (b.last && i + b.n < n))
 			goto unreadable;
 		if (b.n > n - i)
@@ -460,15 +466,29 @@ static void exec_env_done(struct exec_env *x)
  * (posix_spawn's internal vfork-style child runs only glibc's internal
  * calls, which ufd does not see.)
  *
- * Every signal is blocked from the decision to the system call, as glibc's
- * posix_spawn does around its own: a handler run in between could make a
- * virtual descriptor, which the child would then share.  The child
- * restores the caller's mask before it returns, the parent in
- * ufd_vfork_end, once the vfork is over for ufd.
+ * The application's signals are blocked from the decision to the system
+ * call, as glibc's posix_spawn blocks its own: a handler run in between
+ * could make a virtual descriptor, which the child would then share.  The
+ * child restores the caller's mask before it returns, the parent in
+ * ufd_vfork_end, once the vfork is over for ufd; neither when the caller
+ * had them all blocked already (dash does, around each command's vfork).
+ * glibc's two internal signals stay as they were: their handlers make no
+ * descriptor, and in a process of one thread (vfd_vfork_begin) nothing of
+ * glibc's sends them.
  */
 
-/* The caller's signal mask (the kernel's 8 bytes) while vfork blocks all. */
+/* The signals vfork blocks, as the kernel's 8-byte mask: all but SIGKILL
+ * and SIGSTOP (which cannot be) and glibc's 32 and 33 (SIGCANCEL,
+ * SIGSETXID). */
+#define VFORK_BLOCKED                                                        \
+	(~0UL & ~(1UL << (SIGKILL - 1)) & ~(1UL << (SIGSTOP - 1)) &          \
+	 ~(1UL << 31) & ~(1UL << 32))
+
+/* The caller's signal mask (the kernel's 8 bytes) while vfork blocks the
+ * application's, and whether the block changed it (then the child and the
+ * parent restore it).  Read by the wrapper's child path. */
 __attribute__((visibility("hidden"), used)) unsigned long ufd_vfork_mask;
+__attribute__((visibility("hidden"), used)) int ufd_vfork_restore;
 
 static void vfork_unblock(void)
 {
@@ -476,23 +496,28 @@ static void vfork_unblock(void)
 		 sizeof(ufd_vfork_mask), 0, 0);
 }
 
-/* Before the system call, in the parent: 1 for a real vfork (every
- * signal blocked), 0 to fork. */
+/* Before the system call, in the parent: 1 for a real vfork (the
+ * application's signals blocked), 0 to fork. */
 __attribute__((used)) int ufd_vfork_begin(void);
 __attribute__((used)) int ufd_vfork_begin(void)
 {
-	unsigned long all = ~0UL, mask;
+	unsigned long block = VFORK_BLOCKED, mask;
 
-	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&mask,
+	/* A vfork that will be a fork pays for no block. */
+	if (!vfd_vfork_allowed())
+		return 0;
+	ufd_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&block, (long)&mask,
 		 sizeof(mask), 0, 0);
 	/* Kept only for a real vfork: a vfork child's own (a fork) must
 	 * leave its parent's alone. */
 	if (vfd_vfork_begin()) {
 		ufd_vfork_mask = mask;
+		ufd_vfork_restore = (mask & block) != block;
 		return 1;
 	}
-	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0, sizeof(mask),
-		 0, 0);
+	if ((mask & block) != block)
+		ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
+			 sizeof(mask), 0, 0);
 	return 0;
 }
 
@@ -507,7 +532,8 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 	}
 	vfd_vfork_end();
 	ufd_signal_vfork_end();
-	vfork_unblock();
+	if (ufd_vfork_restore)
+		vfork_unblock();
 	return ufd_ret(ret);
 }
 
@@ -546,14 +572,18 @@ __asm__(".text\n"
 	"jz 1f\n"
 	"movq %rax, %rdi\n"
 	"jmp ufd_vfork_end\n"
-	/* The child: rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8) */
-	"1: movl $14, %eax\n"
+	/* The child: vfd_vfork_child = 1, then, if ufd_vfork_restore,
+	 * rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8). */
+	"1: movl $1, vfd_vfork_child(%rip)\n"
+	"cmpl $0, ufd_vfork_restore(%rip)\n"
+	"je 2f\n"
+	"movl $14, %eax\n"
 	"movl $2, %edi\n"
 	"leaq ufd_vfork_mask(%rip), %rsi\n"
 	"xorl %edx, %edx\n"
 	"movl $8, %r10d\n"
 	"syscall\n"
-	"xorl %eax, %eax\n"
+	"2: xorl %eax, %eax\n"
 	"ret\n"
 	".cfi_endproc\n"
 	".size vfork, .-vfork\n");
@@ -587,15 +617,22 @@ __asm__(".text\n"
 	"svc #0\n"
 	"cbz x0, 1f\n"
 	"b ufd_vfork_end\n"
-	/* The child: rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8) */
-	"1: mov x0, #2\n"
+	/* The child: vfd_vfork_child = 1, then, if ufd_vfork_restore,
+	 * rt_sigprocmask(SIG_SETMASK, &ufd_vfork_mask, NULL, 8). */
+	"1: adrp x1, vfd_vfork_child\n"
+	"mov w2, #1\n"
+	"str w2, [x1, :lo12:vfd_vfork_child]\n"
+	"adrp x1, ufd_vfork_restore\n"
+	"ldr w2, [x1, :lo12:ufd_vfork_restore]\n"
+	"cbz w2, 3f\n"
+	"mov x0, #2\n"
 	"adrp x1, ufd_vfork_mask\n"
 	"add x1, x1, :lo12:ufd_vfork_mask\n"
 	"mov x2, #0\n"
 	"mov x3, #8\n"
 	"mov x8, #135\n"
 	"svc #0\n"
-	"mov x0, #0\n"
+	"3: mov x0, #0\n"
 	"ret\n"
 	"2: b ufd_vfork_fork\n"
 	".cfi_endproc\n"

@@ -198,48 +198,24 @@ UFD_PUBLIC ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 }
 
 /* Messages whose headers sendmmsg reads in one system call: less than
- * 4 KiB of them, as ufd_sys_read_self_span reads.  Also the headers of a
- * block of mmsg_control_or. */
+ * 4 KiB of them, as ufd_sys_read_self_span reads. */
 #define MMSG_BATCH 32
 
 /*
- * The OR of the control lengths of the k (<= MMSG_BATCH) headers at h
- * (memory ufd may read): a jump into a straight run of one instruction a
- * header, last first (no loop to enter and leave).
+ * Does one of the n headers at h (memory ufd may read) have control data
+ * that may hold a descriptor?  Only if the OR of their lengths is that
+ * large.  Unrolled eight times (GCC): otherwise the loop's own three
+ * instructions a header, for its one OR, put sendmmsg + recvmmsg of 16
+ * messages on a virtual socket at +256 instead of +181, over issue 12's
+ * budget of +184 (unrolled four times +193, sixteen +217).
  */
-static inline __attribute__((always_inline)) size_t
-mmsg_control_or(const struct mmsghdr *h, unsigned int k)
+static inline int mmsg_any_control(const struct mmsghdr *h, unsigned int n)
 {
 	size_t any = 0;
 
-#define MMSG_OR1(i)                                          \
-	case (i) + 1:                                        \
-		any |= h[i].msg_hdr.msg_controllen;          \
-		__attribute__((fallthrough));
-#define MMSG_OR4(i) MMSG_OR1((i) + 3) MMSG_OR1((i) + 2) MMSG_OR1((i) + 1) MMSG_OR1(i)
-#define MMSG_OR16(i) MMSG_OR4((i) + 12) MMSG_OR4((i) + 8) MMSG_OR4((i) + 4) MMSG_OR4(i)
-	switch (k) {
-		MMSG_OR16(16)
-		MMSG_OR16(0)
-	default:
-		break;
-	}
-#undef MMSG_OR16
-#undef MMSG_OR4
-#undef MMSG_OR1
-	return any;
-}
-
-/* Does one of the n headers (memory ufd may read) have control data that
- * may hold a descriptor?  Only if the OR of their lengths is that large:
- * an instruction a header. */
-static inline int mmsg_any_control(const struct mmsghdr *head, unsigned int n)
-{
-	size_t any = mmsg_control_or(head, n % MMSG_BATCH);
-
-	for (const struct mmsghdr *h = head + n % MMSG_BATCH, *end = head + n; h != end;
-	     h += MMSG_BATCH)
-		any |= mmsg_control_or(h, MMSG_BATCH);
+#pragma GCC unroll 8
+	for (unsigned int i = 0; i < n; i++)
+		any |= h[i].msg_hdr.msg_controllen;
 	return any >= sizeof(struct cmsghdr);
 }
 
@@ -340,12 +316,9 @@ __attribute__((noinline)) static ssize_t send_translated(int fd,
 	    !control_to_read(&copy))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 
-	union {
-		struct cmsghdr align;
-		char bytes[copy.msg_controllen];
-	} control;
+	_Alignas(struct cmsghdr) char control[copy.msg_controllen];
 
-	if (!read_control(&copy, control.bytes) || !map_rights(&copy, vfd_translate, 1))
+	if (!read_control(&copy, control) || !map_rights(&copy, vfd_translate, 1))
 		return UFD_REAL(sendmsg)(fd, msg, flags);
 	return UFD_REAL(sendmsg)(fd, &copy, flags);
 }
@@ -365,12 +338,9 @@ UFD_PUBLIC ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 __attribute__((noinline)) static int rights_to_translate(const struct msghdr *h)
 {
 	struct msghdr copy = *h;
-	union {
-		struct cmsghdr align;
-		char bytes[copy.msg_controllen];
-	} control;
+	_Alignas(struct cmsghdr) char control[copy.msg_controllen];
 
-	return read_control(&copy, control.bytes) && map_rights(&copy, vfd_translate, 0);
+	return read_control(&copy, control) && map_rights(&copy, vfd_translate, 0);
 }
 
 /* ufd_sys_read_self, out of line where it is rare. */
@@ -447,7 +417,7 @@ mmsg_batch_plain(const struct mmsghdr *vec, unsigned int n)
 	size_t len = (n - 1) * sizeof(*vec) + sizeof(struct msghdr);
 
 	return ufd_sys_read_self_span(head, vec, len) == (long)len &&
-	       mmsg_control_or(head, n) < sizeof(struct cmsghdr);
+	       !mmsg_any_control(head, n);
 }
 
 /*
@@ -486,14 +456,17 @@ __attribute__((noinline)) static int sendmmsg_translated(int fd, struct mmsghdr 
 	return (int)n;
 }
 
-/* sendmmsg_translated, with the common batch (mmsg_batch_plain) first,
- * in a small frame that calls nothing before the real call. */
+/*
+ * sendmmsg_translated, with the common batch (mmsg_batch_plain) first.
+ * The read's two system calls take every argument register: the arguments
+ * wait in memory (volatile), stored once and read back once.  As plain
+ * locals GCC keeps them in saved registers, pushed and popped around it,
+ * and sendmmsg + recvmmsg of 16 messages on a virtual socket cost +186
+ * instead of +181, over issue 12's budget of +184.
+ */
 __attribute__((noinline)) static int sendmmsg_virtual(int fd, struct mmsghdr *vec,
 						      unsigned int n, int flags)
 {
-	/* The arguments in memory across the read's system calls, which
-	 * leave no argument register free for them: read back after, rather
-	 * than held in saved registers. */
 	volatile struct {
 		struct mmsghdr *vec;
 		unsigned int n;
@@ -597,9 +570,9 @@ typedef short poll_words __attribute__((vector_size(16)));
 /* The accumulators of poll_copy_seg's pass. */
 struct poll_acc {
 	poll_pair any, all;	/* OR and AND of the entries' words */
-	uint32_t busy0, busy1;	/* AND of the slots read (two: GCC would
-				 * AND the pair's slots first, and spend a
-				 * move an entry) */
+	uint32_t busy0, busy1;	/* AND of the slots read (one of them: +4
+				 * for 64 entries, GCC ANDs the pair's slots
+				 * first, with a move) */
 };
 
 /*
@@ -625,15 +598,18 @@ static inline void poll_seg_pair(struct pollfd *q, const struct pollfd *p,
 	q[0].fd = (int)(v0 >> VFD_REAL_SHIFT);
 	q[1].fd = (int)(v1 >> VFD_REAL_SHIFT);
 	/* One chain each: GCC would regroup the ANDs and ORs of an unrolled
-	 * block into trees, at a move an entry. */
+	 * block into trees, at a move an entry (poll of 64 virtual
+	 * descriptors +806 without this, instead of +617). */
 	__asm__("" : "+r"(acc->busy0), "+r"(acc->busy1), POLL_VREG(acc->any),
 		POLL_VREG(acc->all));
 }
 
 /* Entries in a block of the loops over a poll array: fully unrolled, at
- * constant offsets, then the rest one by one (GCC's own unrolling of a
+ * constant offsets, then the rest one by one.  GCC's own unrolling of a
  * loop of unknown count steps its pointers at every entry, and computes
- * where to jump in). */
+ * where to jump in: poll_copy_seg's pair loop so (#pragma GCC unroll 8)
+ * puts poll of 64 virtual descriptors at +634 and ppoll at +659 (budget
+ * +652), instead of +617 and +640; not unrolled, +734 and +757. */
 #define POLL_BLOCK 32
 
 /*
@@ -648,12 +624,19 @@ static inline void poll_seg_pair(struct pollfd *q, const struct pollfd *p,
  * entry's number (any 16-bit index is one of its slots): poll_seg_pair
  * copies each pair with the slots in place and accumulates the OR and the
  * AND of the words (of which words 0 and 2 are the numbers) and of the
- * slots.  After it, one test says whether every number had the first one's high
- * bits, its segment, and whether every slot was open: the slots read were then
- * those of the numbers themselves, as loaded (the caller's array may
- * change meanwhile).  Seven instructions an entry.  The test is made on
- * the vectors (the first number XORed into both, their number words ORed
- * together), with one move out of them.
+ * slots.  After it, one test says whether every number had the first
+ * one's high bits, its segment, and whether every slot was open: the
+ * slots read were then those of the numbers themselves, as loaded (the
+ * caller's array may change meanwhile).  The test is made on the vectors
+ * (the first number XORed into both, their number words ORed together),
+ * with one move out of them.
+ *
+ * Why pairs in vector registers: seven instructions an entry.  The plain
+ * loop, an entry at a time (its number, slot and the two accumulators in
+ * general registers), takes about 14: poll of 64 virtual descriptors
+ * +1,044 and ppoll +1,067 against issue 12's +652 (unrolled sixteen
+ * times, +818 and +841); the OR of (number XOR first number) instead of
+ * the OR and the AND, +641 and +664 (a move a pair).
  */
 static inline __attribute__((always_inline)) int
 poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
@@ -669,9 +652,7 @@ poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 	slot = fdmap_seg_slots(&vfd_map, seg - FD_UNSEQ_BASE);
 	if (!slot)
 		return 0;
-	/* In a vector register from here: no general one held for it. */
 	segs = (poll_pair){ seg, seg, seg, seg };
-	__asm__("" : POLL_VREG(segs));
 	acc.all = ~acc.any;
 	/* One index for both arrays: the copy's entries are at constant
 	 * offsets from the stack pointer. */
@@ -697,7 +678,7 @@ poll_copy_seg(struct pollfd *copy, const struct pollfd *fds, nfds_t n)
 		q->fd = (int)(v >> VFD_REAL_SHIFT);
 	}
 	acc.any = (acc.any ^ segs) | (acc.all ^ segs);
-	acc.any |= __builtin_shuffle(acc.any, (poll_pair){ 2, 3, 0, 1 });
+	acc.any |= __builtin_shufflevector(acc.any, acc.any, 2, 3, 0, 1);
 	off = acc.any[0];
 	return off < FDMAP_SEG_SLOTS && (acc.busy0 & acc.busy1);
 }
@@ -745,7 +726,10 @@ poll_translate(struct pollfd *fds, nfds_t n, struct pollfd *stack, size_t *mappe
  * Give the caller the revents of the copy, and free the copy.  errno is
  * the real call's: nothing here sets it (raw munmap).  Every entry's
  * revents is written, as the kernel does; when it found nothing ready (a
- * timeout), they are all zero, and need not be read.
+ * timeout), they are all zero, and need not be read.  In blocks of
+ * POLL_BLOCK, and the zero in a register: as two plain loops (each
+ * #pragma GCC unroll 8), poll of 64 virtual descriptors is +699 and ppoll
+ * +723, over issue 12's +652.
  */
 static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 			      size_t mapped, int ret)
@@ -778,152 +762,109 @@ static inline int poll_finish(struct pollfd *fds, struct pollfd *copy, nfds_t n,
 	return ret;
 }
 
-/*
- * The poll wrappers after the call on the caller's array `fds` returned
- * r > 0 in a process that holds virtual descriptors (an entry with a
- * virtual number makes the kernel return at once, with POLLNVAL for it):
- * if the array names one of ufd's numbers, the call is made again on a
- * translated copy, whose revents are handed back; else r stands.  The call
- * again is ppoll with ts and mask if is_ppoll, else poll with timeout: the
- * fortified forms' check of the array's length has passed in the first
- * call, and the copy is ufd's.  poll_again_any is the body for any
- * array (poll_translate), poll_again_body the common array's
- * (poll_copy_seg), which keeps only the wrapper's struct poll_call
- * across the call and so saves few registers.  Out of line, so that the
- * wrappers' common case keeps a small frame.
- */
+/* The call again, poll or ppoll, on the copy of the array. */
 static inline __attribute__((always_inline)) int
-poll_again_any(struct pollfd *fds, nfds_t n, int r, int is_ppoll, int timeout,
-	       const struct timespec *ts, const sigset_t *mask)
+poll_call(struct pollfd *fds, nfds_t n, int is_ppoll, int timeout,
+	  const struct timespec *ts, const sigset_t *mask)
+{
+	return is_ppoll ? UFD_REAL(ppoll)(fds, n, ts, mask) : UFD_REAL(poll)(fds, n, timeout);
+}
+
+/*
+ * poll_virtual_body for the arrays poll_copy_seg does not take, with r
+ * the first call's result (> 0): poll_translate's copy.  Out of line: the
+ * common case then keeps fewer values across its calls.
+ */
+__attribute__((noinline)) static int
+poll_other(struct pollfd *fds, nfds_t n, int is_ppoll, int timeout,
+	   const struct timespec *ts, const sigset_t *mask, int r)
 {
 	struct pollfd stack[POLL_STACK], *copy;
 	size_t mapped;
 
 	copy = poll_translate(fds, n, stack, &mapped);
-	if (copy == fds)
+	if (copy == fds) /* nothing of ufd's in it: r stands */
 		return r;
 	if (!copy) /* no room for a copy */
 		return ufd_ret(-ENOMEM);
-	return poll_finish(fds, copy, n, mapped,
-			   is_ppoll ? UFD_REAL(ppoll)(copy, n, ts, mask)
-				    : UFD_REAL(poll)(copy, n, timeout));
+	r = poll_call(copy, n, is_ppoll, timeout, ts, mask);
+	return poll_finish(fds, copy, n, mapped, r);
 }
 
-__attribute__((noinline)) static int poll_again_other(struct pollfd *fds, nfds_t n,
-						      int r, int timeout)
-{
-	return poll_again_any(fds, n, r, 0, timeout, NULL, NULL);
-}
-
-__attribute__((noinline)) static int ppoll_again_other(struct pollfd *fds, nfds_t n,
-						       int r, const struct timespec *ts,
-						       const sigset_t *mask)
-{
-	return poll_again_any(fds, n, r, 1, 0, ts, mask);
-}
-
-/* A poll call's arguments, kept in the wrapper's frame across its first
- * call rather than in saved registers: its common case then saves none.
- * Set field by field, only those of the call (an initializer would zero
- * the others, at an instruction each). */
-struct poll_call {
-	struct pollfd *fds;
-	nfds_t n;
-	const struct timespec *ts; /* ppoll's */
-	const sigset_t *mask;
-	int timeout;		   /* poll's */
-	int r;			   /* the first call's result, r > 0 */
-};
-
+/*
+ * poll, or ppoll if is_ppoll (with ts and mask; else timeout), on the
+ * caller's array fds in a process that holds virtual descriptors.  The
+ * kernel reads the array first: the call is made as it is, and only if it
+ * found something (an entry with a virtual number makes it return at once,
+ * with POLLNVAL for it) is the array looked at, never one the kernel could
+ * not read.  If it names one of ufd's numbers, the call is made again on a
+ * translated copy, whose revents are handed back; else the first result
+ * stands.
+ */
 static inline __attribute__((always_inline)) int
-poll_again_body(const struct poll_call *c, int is_ppoll)
+poll_virtual_body(struct pollfd *fds, nfds_t n, int is_ppoll, int timeout,
+		  const struct timespec *ts, const sigset_t *mask)
 {
 	struct pollfd stack[POLL_STACK];
-	struct pollfd *fds = c->fds;
-	nfds_t n = c->n;
+	int r = poll_call(fds, n, is_ppoll, timeout, ts, mask);
 
+	if (r <= 0)
+		return r;
 	/* r > 0: n > 0, as poll_copy_seg needs. */
 	if (n <= POLL_STACK && poll_copy_seg(stack, fds, n))
-		return poll_finish(c->fds, stack, c->n, 0, /* read again: not saved */
-				   is_ppoll ? UFD_REAL(ppoll)(stack, n, c->ts, c->mask)
-					    : UFD_REAL(poll)(stack, n, c->timeout));
-	return is_ppoll ? ppoll_again_other(fds, n, c->r, c->ts, c->mask)
-			: poll_again_other(fds, n, c->r, c->timeout);
+		return poll_finish(fds, stack, n, 0,
+				   poll_call(stack, n, is_ppoll, timeout, ts, mask));
+	return poll_other(fds, n, is_ppoll, timeout, ts, mask, r);
 }
 
-__attribute__((noinline)) static int poll_again(const struct poll_call *c)
+/* Out of line: the wrappers' common case keeps no frame. */
+__attribute__((noinline)) static int poll_virtual(struct pollfd *fds, nfds_t n, int timeout)
 {
-	return poll_again_body(c, 0);
+	return poll_virtual_body(fds, n, 0, timeout, NULL, NULL);
 }
 
-__attribute__((noinline)) static int ppoll_again(const struct poll_call *c)
+__attribute__((noinline)) static int ppoll_virtual(struct pollfd *fds, nfds_t n,
+						   const struct timespec *ts,
+						   const sigset_t *mask)
 {
-	return poll_again_body(c, 1);
+	return poll_virtual_body(fds, n, 1, 0, ts, mask);
 }
 
 /*
- * Does the result r of a poll call on the caller's array stand?  The
- * kernel reads the array first: the call is made once as it is, and only
- * if the process holds virtual descriptors and the call found something is
- * the array looked at (never an array the kernel could not read).
+ * Until the process holds a virtual descriptor, no number in the array
+ * can be ufd's: the call goes to libc as it is.  The fortified forms
+ * check the array's length as glibc's do (which abort when it is short)
+ * before the call on a copy, whose length is ufd's.
  */
-static inline int poll_done(int r)
-{
-	return __builtin_expect(!vfd_any(), 1) || r <= 0;
-}
-
-/*
- * The body of the four wrappers: real_call, libc's on the caller's array,
- * whose arguments are in struct poll_call c; then, unless its result
- * stands, the call again on a copy (again: poll_again or ppoll_again).
- */
-#define POLL_WRAPPER(real_call, again)                                         \
-	do {                                                                   \
-		int r_ = real_call;                                            \
-		if (poll_done(r_))                                             \
-			return r_;                                             \
-		c.r = r_;                                                      \
-		return again(&c);                                              \
-	} while (0)
-
-/* The arguments of a poll, or of a ppoll, into c. */
-#define POLL_ARGS(c, fds_, n_, timeout_) ((c).fds = (fds_), (c).n = (n_), (c).timeout = (timeout_))
-#define PPOLL_ARGS(c, fds_, n_, ts_, mask_)                                    \
-	((c).fds = (fds_), (c).n = (n_), (c).ts = (ts_), (c).mask = (mask_))
-
 UFD_PUBLIC int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	struct poll_call c;
-
-	POLL_ARGS(c, fds, n, timeout);
-	POLL_WRAPPER(UFD_REAL(poll)(fds, n, timeout), poll_again);
+	if (__builtin_expect(!vfd_any(), 1))
+		return UFD_REAL(poll)(fds, n, timeout);
+	return poll_virtual(fds, n, timeout);
 }
 
 UFD_PUBLIC int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout,
 		     const sigset_t *mask)
 {
-	struct poll_call c;
-
-	PPOLL_ARGS(c, fds, n, timeout, mask);
-	POLL_WRAPPER(UFD_REAL(ppoll)(fds, n, timeout, mask), ppoll_again);
+	if (__builtin_expect(!vfd_any(), 1))
+		return UFD_REAL(ppoll)(fds, n, timeout, mask);
+	return ppoll_virtual(fds, n, timeout, mask);
 }
 
 UFD_PUBLIC int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
 {
-	struct poll_call c;
-
-	POLL_ARGS(c, fds, n, timeout);
-	POLL_WRAPPER(UFD_REAL(__poll_chk)(fds, n, timeout, fdslen), poll_again);
+	if (__builtin_expect(!vfd_any(), 1) || fdslen / sizeof(*fds) < n)
+		return UFD_REAL(__poll_chk)(fds, n, timeout, fdslen);
+	return poll_virtual(fds, n, timeout);
 }
 
 UFD_PUBLIC int __ppoll_chk(struct pollfd *fds, nfds_t n,
 			   const struct timespec *timeout, const sigset_t *mask,
 			   size_t fdslen)
 {
-	struct poll_call c;
-
-	PPOLL_ARGS(c, fds, n, timeout, mask);
-	POLL_WRAPPER(UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen), ppoll_again);
+	if (__builtin_expect(!vfd_any(), 1) || fdslen / sizeof(*fds) < n)
+		return UFD_REAL(__ppoll_chk)(fds, n, timeout, mask, fdslen);
+	return ppoll_virtual(fds, n, timeout, mask);
 }
 
 /*

@@ -200,9 +200,7 @@ UFD_EARLY static void trampoline(int sig, siginfo_t *info, void *uc)
  * of line would be instrumented. */
 UFD_EARLY static int in_vfork_child(void)
 {
-	int parent = __atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
-
-	return parent && vfd_vfork_child_of(parent);
+	return __atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED);
 }
 
 /* Does a new action with handler h and flags need the trampoline?  Not in
@@ -340,12 +338,8 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 	/* A vfork child has its parent thread's records: one killed inside
 	 * the change would leave the parent's depth one higher.  It needs
 	 * none of them: no change in it installs the trampoline
-	 * (wants_trampoline), so none would fix a record.  Told by the vfork
-	 * under way alone, without in_vfork_child's getpid (a shell's vfork
-	 * child makes a dozen such changes): the parent's thread runs only a
-	 * handler of a synchronous signal then, whose change loses no more
-	 * than the fix-up by a handler nested in it (fast_fix). */
-	int child = __atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED) != 0;
+	 * (wants_trampoline), so none would fix a record. */
+	int child = in_vfork_child();
 	struct k_sigaction k;
 	long r;
 

@@ -196,15 +196,10 @@ static inline long ufd_sys_getpid(void)
  * The loop of both: call is SYS_process_vm_readv (copy from `remote` to
  * `local`) or SYS_process_vm_writev (from `local` to `remote`).
  */
-static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
-				   size_t len)
+static inline long ufd_sys_self_vm(long call, long pid, void *local,
+				   const void *remote, size_t len)
 {
 	size_t done = 0;
-	/* Asked each time, not cached: a child that runs no fork handler
-	 * (_Fork, clone) could read its parent's memory at the same address,
-	 * and a vfork child filling the cache would fill its parent's.  One
-	 * cheap system call beside at least one costlier. */
-	long pid = ufd_sys_getpid();
 
 	while (done < len) {
 		unsigned long at = (unsigned long)remote + done;
@@ -235,25 +230,37 @@ static inline long ufd_sys_self_vm(long call, void *local, const void *remote,
 	return done ? (long)done : -EFAULT;
 }
 
+/* The pid is asked each time, not cached: a child that runs no fork
+ * handler (_Fork, clone) could read its parent's memory at the same
+ * address, and a vfork child filling the cache would fill its parent's.
+ * One cheap system call beside at least one costlier. */
 static inline long ufd_sys_read_self(void *dst, const void *src, size_t len)
 {
-	return ufd_sys_self_vm(SYS_process_vm_readv, dst, src, len);
+	return ufd_sys_self_vm(SYS_process_vm_readv, ufd_sys_getpid(), dst, src, len);
+}
+
+/* The same for a caller that reads several times within one call of its
+ * own, pid its getpid() asked once at the call's start (shim_exec.c's
+ * reads of an exec's environment). */
+static inline long ufd_sys_read_self_pid(long pid, void *dst, const void *src,
+					 size_t len)
+{
+	return ufd_sys_self_vm(SYS_process_vm_readv, pid, dst, src, len);
 }
 
 /*
  * Many pieces of this process's own memory in one process_vm_readv:
  * remote[i] into local[i], for n pieces (n at most 1024; each within one
- * 4 KiB page, so that a piece is read whole or not at all).  Returns the
+ * 4 KiB page, so that a piece is read whole or not at all); pid is the
+ * caller's getpid(), as for ufd_sys_read_self_pid.  Returns the
  * bytes copied, fewer than the pieces hold where one could not be read,
  * or -errno (ENOSYS, EPERM: the caller reads piece by piece, with
  * ufd_sys_read_self).
  */
-static inline long ufd_sys_read_self_pieces(const struct ufd_iovec *local,
+static inline long ufd_sys_read_self_pieces(long pid, const struct ufd_iovec *local,
 					    const struct ufd_iovec *remote,
 					    unsigned long n)
 {
-	long pid = ufd_sys_getpid();
-
 	return ufd_sys6(SYS_process_vm_readv, pid, (long)local, (long)n,
 			(long)remote, (long)n, 0);
 }
@@ -287,7 +294,8 @@ static inline long ufd_sys_read_self_span(void *dst, const void *src, size_t len
  * at dst, where the kernel would write (process_vm_writev). */
 static inline long ufd_sys_write_self(void *dst, const void *src, size_t len)
 {
-	return ufd_sys_self_vm(SYS_process_vm_writev, (void *)src, dst, len);
+	return ufd_sys_self_vm(SYS_process_vm_writev, ufd_sys_getpid(), (void *)src,
+			       dst, len);
 }
 
 #endif /* UFD_SYS_H */

@@ -62,6 +62,18 @@ static inline const char *ufd_skip_prefix(const char *s, const char *prefix)
 	return s;
 }
 
+/* The first NUL among s's n bytes, or NULL.  For the exec path, which a
+ * forked child runs: memchr there would be bound lazily, through the
+ * loader's look-up and libc's IFUNC resolver, in every child anew (a
+ * parent that never called it resolved nothing for them). */
+static inline const char *ufd_find_nul(const char *s, size_t n)
+{
+	for (; n; s++, n--)
+		if (!*s)
+			return s;
+	return NULL;
+}
+
 /*
  * Could path name a descriptor: does it start with "/dev/fd/" or "/proc/"
  * (shim_path.c)?  The first test of every path an open or a stat looks at

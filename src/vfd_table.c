@@ -737,11 +737,14 @@ __attribute__((noinline, cold)) static int create_failed(int backing, int64_t id
  */
 static int alone_ok;
 static int init_done; /* the maps are set up (init_maps) */
+/* vfd_vfork_begin calls returning 1 not yet ended (a handler's vfork inside
+ * another's): only the parent's thread changes it, while it is alone. */
+static unsigned vfork_depth;
 
 /* alone_ok's value once the maps are set up. */
 static int alone_may(void)
 {
-	return !ufd_log_on && !__atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
+	return !ufd_log_on && !__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED);
 }
 static void init_maps(void);
 
@@ -1257,37 +1260,30 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 
 /* ---- vfork (vfd_table.h) ---- */
 
-/* The pid of the process whose thread is in a real vfork, or 0: the child
- * is a process of another pid in the same memory.  A pid, not a flag: the
- * vfork wrapper blocks signals around the vfork, but a synchronous one
- * (a fault) may still run a handler of the parent's thread there, which
- * must not take itself for the child. */
-int vfd_vfork_parent;
-/* vfd_vfork_begin calls returning 1 not yet ended (a handler's vfork inside
- * another's): only the parent's thread changes it. */
-static unsigned vfork_depth;
+/* vfd_table.h.  Written by the wrapper's child path (shim_exec.c's vfork). */
+int vfd_vfork_child;
+
+int vfd_vfork_allowed(void)
+{
+	/* Nothing of ufd's in play (vfd_table.h), and no change to the table
+	 * under way in this thread (a handler that interrupted one). */
+	return single_threaded() && !vfd_in_vfork_child() &&
+	       !ufd_settings.newfd_work && !ufd_settings.log &&
+	       __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) == UINT_MAX &&
+	       !__atomic_load_n(&vfd_map.live, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&vfd_mark_map.live, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&table_lock, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&making, __ATOMIC_RELAXED);
+}
 
 int vfd_vfork_begin(void)
 {
-	int pid;
-
-	/* Nothing of ufd's in play (vfd_table.h), and no change to the table
-	 * under way in this thread (a handler that interrupted one). */
-	if (!single_threaded() || vfd_in_vfork_child() ||
-	    ufd_settings.newfd_work || ufd_settings.log ||
-	    __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) != UINT_MAX ||
-	    __atomic_load_n(&vfd_map.live, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&vfd_mark_map.live, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&table_lock, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&making, __ATOMIC_RELAXED))
+	if (!vfd_vfork_allowed())
 		return 0;
-	pid = (int)ufd_sys_getpid();
-	if (vfork_depth++ == 0) {
-		__atomic_store_n(&vfd_vfork_parent, pid, __ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&vfork_depth, 1, __ATOMIC_RELAXED) == 0)
 		/* Creations and closes take the general paths until the end,
 		 * where vfd_create_placed refuses the child's. */
 		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);
-	}
 	/* Set before the vfork's system call, whatever the compiler does. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 1;
@@ -1296,6 +1292,9 @@ int vfd_vfork_begin(void)
 void vfd_vfork_end(void)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The child is gone (or was never made): the code that runs from
+	 * here on is the parent's. */
+	__atomic_store_n(&vfd_vfork_child, 0, __ATOMIC_RELAXED);
 	/* A child killed by a signal inside a call leaves the lock and its
 	 * blocker count held here.  Both were free at vfd_vfork_begin, and
 	 * this thread's own handlers let go of what they took before they
@@ -1307,17 +1306,8 @@ void vfd_vfork_end(void)
 	/* The child shared this thread's thread-locals: the id it looked up
 	 * is its own, which a new thread may be given once it is gone. */
 	tid_cache = 0;
-	if (--vfork_depth == 0) {
-		__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
+	if (__atomic_sub_fetch(&vfork_depth, 1, __ATOMIC_RELAXED) == 0)
 		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
-	}
-}
-
-/* Uninstrumented: sigaction calls it (vfd_table.h). */
-__attribute__((no_sanitize("address", "thread", "undefined")))
-int vfd_vfork_child_of(int parent)
-{
-	return (int)ufd_sys_getpid() != parent;
 }
 
 /* ---- fork ---- */
@@ -1383,9 +1373,9 @@ UFD_FORK void vfd_fork_child(void)
 		tid_cache = 0;
 	/* A fork from a vfork child, or from a handler inside a vfork: this
 	 * child has memory of its own. */
-	if (__atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED)) {
-		vfork_depth = 0;
-		__atomic_store_n(&vfd_vfork_parent, 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&vfork_depth, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&vfd_vfork_child, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
 	}
 	ufd_log_fork_child(locked);

@@ -251,29 +251,37 @@ void vfd_fork_child(void);
  * table.  Everything else the child may call leaves the memory as it found
  * it: locks taken and let go within a call, a first set-up of the maps.
  *
- * vfd_vfork_begin, in the parent just before the vfork: 1 if the child may
- * share the memory (vfd_vfork_end must follow in the parent once the
- * vfork returns there, whether it made a child or failed; it lets go of
- * the lock a child killed inside a call left held), or 0: the caller
- * forks instead.  A signal handler may vfork inside another vfork's
- * begin and end.  Async-signal-safe, lock-free; one getpid.
+ * vfd_vfork_allowed: may a vfork share the memory now?  No side effect:
+ * a look before the caller pays for blocking signals (a vfork that will
+ * be a fork blocks none).  Async-signal-safe, lock-free.
+ *
+ * vfd_vfork_begin, in the parent just before the vfork, the application's
+ * signals blocked: the same question asked again, now that no handler can
+ * change the answer, and 1 if the child may share the memory (vfd_vfork_end must
+ * follow in the parent once the vfork returns there, whether it made a
+ * child or failed; it lets go of the lock a child killed inside a call
+ * left held), or 0: the caller forks instead.  A signal handler may vfork
+ * inside another vfork's begin and end.  Async-signal-safe, lock-free, no
+ * system call.
+ *
+ * vfd_vfork_child: set to 1 by the vfork wrapper's child path, before the
+ * child runs any code of its caller's, and cleared by vfd_vfork_end in the
+ * parent once the child has exec'd or exited.  A flag the child raises
+ * rather than a comparison of pids: no getpid per question, and a handler
+ * of the parent's own thread run between begin and the system call (a
+ * synchronous signal) still sees 0.
  *
  * vfd_in_vfork_child: is the caller a vfork child sharing its parent's
- * memory (after vfd_vfork_begin returned 1)?  One load when no vfork is
- * under way (the common case), else one getpid.  Async-signal-safe and
- * uninstrumented (from sigaction, which may run before a sanitizer's
- * runtime is ready: it is only ever called when vfd_vfork_parent is set).
+ * memory?  One load; async-signal-safe.
  */
-extern int vfd_vfork_parent __attribute__((visibility("hidden")));
+extern int vfd_vfork_child __attribute__((visibility("hidden")));
+int vfd_vfork_allowed(void);
 int vfd_vfork_begin(void);
 void vfd_vfork_end(void);
-int vfd_vfork_child_of(int parent);
 
 static inline int vfd_in_vfork_child(void)
 {
-	int parent = __atomic_load_n(&vfd_vfork_parent, __ATOMIC_RELAXED);
-
-	return __builtin_expect(parent != 0, 0) && vfd_vfork_child_of(parent);
+	return __builtin_expect(__atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED), 0);
 }
 
 /*

@@ -441,10 +441,10 @@ static void make_one(int sig)
 }
 
 /* The supervisor of handler_in_window: takes the listener of the
- * tracee's filter from sock; at the tracee's first getpid, sends it
- * SIGUSR1 (which interrupts the call, if not blocked, and runs its
- * handler on the way out); lets every getpid go on, until killed.  Raw
- * calls. */
+ * tracee's filter from sock; at the tracee's first rt_sigprocmask, sends
+ * it SIGUSR1 (which interrupts the call before it changes the mask, runs
+ * its handler, and restarts it); lets every other rt_sigprocmask go on,
+ * until killed.  Raw calls. */
 static void supervise(int sock, pid_t tracee)
 {
 	char data, cbuf[CMSG_SPACE(sizeof(int))];
@@ -465,24 +465,28 @@ static void supervise(int sock, pid_t tracee)
 			     (long)&req, 0, 0, 0) != 0)
 			continue;
 		if (first && req.pid == (unsigned)tracee) {
+			/* Not let go: the signal abandons the call, which
+			 * comes back, with a new id, once the handler has
+			 * run.  Let go now, the call could block the signal
+			 * before it is delivered. */
 			first = 0;
 			ufd_sys6(SYS_kill, tracee, SIGUSR1, 0, 0, 0, 0);
+			continue;
 		}
 		resp = (struct seccomp_notif_resp){ .id = req.id,
 						    .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE };
-		/* ENOENT if the signal has abandoned the call: it restarts. */
 		ufd_sys6(SYS_ioctl, listener, (long)SECCOMP_IOCTL_NOTIF_SEND,
 			 (long)&resp, 0, 0, 0);
 	}
 }
 
 /*
- * A signal handler of the parent that runs after vfork has decided on a
- * real one, before the system call (an asynchronous signal, delivered
- * here on the way out of ufd's getpid, made to wait for a supervisor),
- * and makes a virtual descriptor: the child must not share a table with
- * it in, or its close takes the parent's.  Its handler may run later, but
- * the parent must end up with its descriptor.
+ * A signal handler of the parent that runs after vfork has found a real
+ * one possible (vfd_vfork_allowed), before the signals are blocked (an
+ * asynchronous signal, delivered at vfork's rt_sigprocmask, made to wait
+ * for a supervisor), and makes a virtual descriptor: the second look,
+ * with the signals blocked, must see it and fork, or the child shares a
+ * table with it in and its close takes the parent's.
  */
 START_TEST(handler_in_window)
 {
@@ -499,12 +503,12 @@ START_TEST(handler_in_window)
 	sup = fork();
 	ck_assert_int_ge(sup, 0);
 	if (sup == 0) {
-		/* Until the tracee is gone: every getpid of its, to the
-		 * sanitizers' at its exit, waits for this process. */
+		/* Until the tracee is gone: every rt_sigprocmask of its, to
+		 * the sanitizers' at its exit, waits for this process. */
 		ufd_sys6(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0, 0);
 		supervise(sv[1], me);
 	}
-	listener = filter_call_flags(SYS_getpid, SECCOMP_RET_USER_NOTIF,
+	listener = filter_call_flags(SYS_rt_sigprocmask, SECCOMP_RET_USER_NOTIF,
 				     SECCOMP_FILTER_FLAG_NEW_LISTENER);
 	ck_assert_int_ge(listener, 0);
 	c = CMSG_FIRSTHDR(&msg);
