@@ -31,9 +31,6 @@
 
 #include "calls.h"
 #include "settings.h"
-#include "text.h"
-
-extern char **environ;
 
 /* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY); runs
  * only at start-up (settings.h's UFD_STARTUP). */
@@ -195,16 +192,9 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	s->self_name = NULL;
 	/* With LD_DYNAMIC_WEAK set (to anything), a weak definition does not
 	 * end the search, and the walk declines such definitions.  The loader
-	 * reads it as this does, and in a secure-execution program has
-	 * already removed it from the environment (unsecvars.h).  Not
-	 * secure_getenv: its first call costs a look-up by the loader and a
-	 * page of libc's code. */
-	static const char dynamic_weak[] UFD_STARTUP_DATA = "LD_DYNAMIC_WEAK=";
-
-	s->weak_final = 1;
-	for (char **e = environ; e && *e; e++)
-		if (ufd_skip_prefix(*e, dynamic_weak))
-			s->weak_final = 0;
+	 * reads it as settings.c does, and in a secure-execution program has
+	 * already removed it from the environment (unsecvars.h). */
+	s->weak_final = !ufd_settings.dynamic_weak;
 	/* Apart from n: stored together, the two are one 64-bit constant
 	 * that the compiler reads from .rodata, a page start-up would read
 	 * for it alone. */

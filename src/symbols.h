@@ -69,7 +69,8 @@ struct ufd_symbols {
  * the process has more than one namespace (LD_AUDIT modules, dlmopen),
  * where the list is not the whole story.  For objects loaded at start-up
  * (LD_PRELOAD, the program's dependencies) the list is in the order of
- * the global scope, which is what RTLD_NEXT searches.  Not
+ * the global scope, which is what RTLD_NEXT searches.  Reads
+ * LD_DYNAMIC_WEAK from ufd_settings (ufd_settings_load first).  Not
  * async-signal-safe (dl_iterate_phdr takes the loader's lock).
  */
 int ufd_symbols_open(struct ufd_symbols *s, const void *self);
