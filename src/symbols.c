@@ -41,7 +41,7 @@
 
 /* st_info's halves, the same in ELF32 and ELF64. */
 #define ST_TYPE(info) ((info) & 0xf)
-#define ST_BIND(info) ((info) >> 4)
+#define FUNC_OF(bind) (((bind) << 4) | STT_FUNC) /* st_info */
 
 /* The dynamic section's pointers: glibc relocates them in place (adds
  * l_addr) where the section is writable, and leaves them alone where it
@@ -223,36 +223,35 @@ EARLY uint32_t ufd_symbols_hash(const char *name)
 	((1u << STT_NOTYPE) | (1u << STT_OBJECT) | (1u << STT_FUNC) |         \
 	 (1u << STT_COMMON) | (1u << STT_TLS) | (1u << STT_GNU_IFUNC))
 
-/* Do the size bytes at a (a name and its NUL) equal those at b?  In
- * 8-byte words, then one of 4, 2 and 1 bytes each as needed: the names
- * are short, and a call to strcmp cost as much as the rest of a look-up. */
-EARLY static inline __attribute__((always_inline)) int same_bytes(const char *a, const char *b, size_t size)
-{
-	uint64_t x, y;
-	uint32_t x4, y4;
-	uint16_t x2, y2;
+/* The bytes at p as a number, for same_bytes: any alignment. */
+#define LOADER(type, fn)                                                   \
+	EARLY static inline __attribute__((always_inline)) type fn(const char *p) \
+	{                                                                  \
+		type v;                                                    \
+		memcpy(&v, p, sizeof(v));                                  \
+		return v;                                                  \
+	}
+LOADER(uint64_t, load8)
+LOADER(uint32_t, load4)
+LOADER(uint16_t, load2)
 
-	for (; size >= 8; a += 8, b += 8, size -= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return 0;
+/* Do the size bytes at a (a name and its NUL, so size >= 2) equal those
+ * at b?  In 8-byte words, the last one overlapping the one before; under
+ * 8 bytes, two overlapping words of 4 or of 2.  A call to strcmp cost as
+ * much as the rest of a look-up. */
+EARLY static inline __attribute__((always_inline)) int
+same_bytes(const char *a, const char *b, size_t size)
+{
+	if (size >= 8) {
+		for (; size > 8; a += 8, b += 8, size -= 8)
+			if (load8(a) != load8(b))
+				return 0;
+		return load8(a + size - 8) == load8(b + size - 8);
 	}
-	if (size & 4) {
-		memcpy(&x4, a, 4);
-		memcpy(&y4, b, 4);
-		if (x4 != y4)
-			return 0;
-		a += 4, b += 4;
-	}
-	if (size & 2) {
-		memcpy(&x2, a, 2);
-		memcpy(&y2, b, 2);
-		if (x2 != y2)
-			return 0;
-		a += 2, b += 2;
-	}
-	return !(size & 1) || *a == *b;
+	if (size >= 4)
+		return load4(a) == load4(b) &&
+		       load4(a + size - 4) == load4(b + size - 4);
+	return load2(a) == load2(b) && load2(a + size - 2) == load2(b + size - 2);
 }
 
 /* Is the string at offset at of o's string table name, of size bytes
@@ -267,16 +266,20 @@ EARLY static inline __attribute__((always_inline)) int name_is(const struct ufd_
 	return same_bytes(o->strtab + at, name, size);
 }
 
-/* name's definition in o, as check_match and do_lookup_x pick it: 1 and
- * *out, 0 (none), or -ENOTSUP (several default versions). */
-EARLY static inline __attribute__((always_inline)) int find_in(const struct ufd_symbols_object *o,
-				const char *name, size_t size, uint32_t h,
-				const ElfW(Sym) **out)
+/* find_in's answer when it cannot tell: no symbol has this index (the
+ * chain's indexes are 32-bit, below the count of symbols). */
+#define UNSURE UINT32_MAX
+
+/* The index of name's definition in o, as check_match and do_lookup_x
+ * pick it; 0 (index 0 is no symbol) when o has none; UNSURE for a bucket
+ * that points below the hashed symbols, a string table that ends first,
+ * or a second default version (dlsym would pass over o: let it). */
+EARLY static inline __attribute__((always_inline)) uint32_t
+find_in(const struct ufd_symbols_object *o, const char *name, size_t size,
+	uint32_t h)
 {
-	const ElfW(Sym) *versioned = NULL;
 	uintptr_t word = o->bloom[(h / BLOOM_BITS) & o->bloom_mask];
-	int nversions = 0;
-	uint32_t i;
+	uint32_t i, ch, versioned = 0;
 
 	if (!((word >> (h % BLOOM_BITS)) &
 	      (word >> ((h >> o->bloom_shift) % BLOOM_BITS)) & 1))
@@ -285,61 +288,59 @@ EARLY static inline __attribute__((always_inline)) int find_in(const struct ufd_
 	if (i == 0)
 		return 0;
 	if (i < o->symoffset)
-		return -ENOTSUP;
-	for (;; i++) {
-		uint32_t ch = o->chain[i];
+		return UNSURE;
+	do {
+		const ElfW(Sym) *sym;
+		unsigned type;
+		int same;
 
-		if (((ch ^ h) >> 1) == 0) {
-			const ElfW(Sym) *sym = (const ElfW(Sym) *)o->symtab + i;
-			unsigned type = ST_TYPE(sym->st_info);
-			int same;
-
-			if ((sym->st_value == 0 && sym->st_shndx != SHN_ABS &&
-			     type != STT_TLS) ||
-			    !((1u << type) & DEFINITION_TYPES))
-				goto next;
-			same = name_is(o, sym->st_name, name, size);
-			if (same < 0)
-				return same;
-			if (same) {
-				if (!o->versym || (o->versym[i] & 0x7fff) < 2) {
-					*out = sym;
-					return 1;
-				}
-				if (!(o->versym[i] & 0x8000) && nversions++ == 0)
-					versioned = sym;
-			}
-		}
-next:
-		if (ch & 1)
-			break;
-	}
-	if (nversions > 1)
-		return -ENOTSUP;
-	*out = versioned;
-	return nversions;
+		ch = o->chain[i];
+		if (((ch ^ h) >> 1) != 0)
+			continue;
+		sym = (const ElfW(Sym) *)o->symtab + i;
+		type = ST_TYPE(sym->st_info);
+		if ((sym->st_value == 0 && sym->st_shndx != SHN_ABS &&
+		     type != STT_TLS) ||
+		    !((1u << type) & DEFINITION_TYPES))
+			continue;
+		same = name_is(o, sym->st_name, name, size);
+		if (same < 0)
+			return UNSURE;
+		if (!same)
+			continue;
+		if (!o->versym || (o->versym[i] & 0x7fff) < 2)
+			return i;
+		if (o->versym[i] & 0x8000)
+			continue; /* hidden: name@VERSION */
+		if (versioned)
+			return UNSURE;
+		versioned = i;
+	} while (i++, !(ch & 1));
+	return versioned;
 }
 
 /* ufd_symbols_find, inlined in both its callers. */
-EARLY static inline __attribute__((always_inline)) int find(const struct ufd_symbols *s, const char *name,
-			     size_t len, uint32_t h, void **addr)
+EARLY static inline __attribute__((always_inline)) int
+find(const struct ufd_symbols *s, const char *name, size_t len, uint32_t h,
+     void **addr)
 {
 	for (int k = 0; k < s->n; k++) {
 		const struct ufd_symbols_object *o = &s->obj[k];
+		uint32_t i = find_in(o, name, len + 1, h);
 		const ElfW(Sym) *sym;
-		unsigned bind;
-		int r = find_in(o, name, len + 1, h, &sym);
 
-		if (r < 0)
-			return r;
-		if (r == 0)
+		if (i == 0)
 			continue;
-		bind = ST_BIND(sym->st_info);
-		if (!(bind == STB_GLOBAL || (bind == STB_WEAK && s->weak_final)))
-			return -ENOTSUP; /* local, unique, or a weak one that may yield */
-		if (ST_TYPE(sym->st_info) != STT_FUNC ||
-		    sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
-			return -ENOTSUP; /* an IFUNC, data, or no address of o's */
+		if (i == UNSURE)
+			return -ENOTSUP;
+		sym = (const ElfW(Sym) *)o->symtab + i;
+		/* A plain function: not local, unique or a weak one that may
+		 * yield; not an IFUNC or data; an address of o's. */
+		if (sym->st_info != FUNC_OF(STB_GLOBAL) &&
+		    !(sym->st_info == FUNC_OF(STB_WEAK) && s->weak_final))
+			return -ENOTSUP;
+		if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
+			return -ENOTSUP;
 		*addr = (void *)(o->base + sym->st_value);
 		return 0;
 	}
