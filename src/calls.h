@@ -19,9 +19,10 @@ enum ufd_call {
 };
 
 /*
- * What start-up's look-up of each row's real function needs (shim.c),
- * by row: its name's GNU hash (symbols.h's UFD_SYMBOLS_HASH), where
- * ufd_call_name finds the name, and its length.
+ * What start-up's look-up of each row's real function needs (symbols.c's
+ * ufd_symbols_resolve_calls), by row: its name's GNU hash (symbols.h's
+ * UFD_SYMBOLS_HASH), where ufd_call_name finds the name (its offset from
+ * a base common to all rows), and its length.  In the start-up section.
  */
 struct ufd_call_key {
 	uint32_t hash;

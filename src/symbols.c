@@ -358,6 +358,8 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 				     const unsigned char *skip,
 				     void (*fallback)(enum ufd_call call, int r))
 {
+	/* Where every row's name_at counts from: row 0's name, the first
+	 * member of calls.c's structure of names (name_at 0). */
 	const char *names = ufd_call_name(0);
 
 	for (int i = 0; i < UFD_NCALLS; i++) {
