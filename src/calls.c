@@ -1,35 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * calls.c - the names of calls.def's rows (calls.h).
+ * calls.c - the names of calls.def's rows, and what start-up's look-up of
+ * their real functions needs of each (calls.h).
  *
  * The names are one structure of character arrays and a table of their
  * offsets, rather than an array of pointers: each pointer would be a
- * relocation the loader makes at every start-up of every process.
+ * relocation the loader makes at every start-up of every process.  Both
+ * are read at every start-up (shim.c's resolution): they sit with the
+ * start-up's code (settings.h's UFD_STARTUP_DATA).
  */
 #include "calls.h"
 
 #include <stddef.h>
-#include <stdint.h>
+
+#include "settings.h"
+#include "symbols.h"
 
 static const struct names {
 #define UFD_WRAP(name, ret, err, params, args, fds) char name##_[sizeof(#name)];
 #define UFD_HAND(name, ret, err, params, args, why) char name##_[sizeof(#name)];
 #include "calls.def"
-} names = {
+} names UFD_STARTUP_DATA = {
 #define UFD_WRAP(name, ret, err, params, args, fds) #name,
 #define UFD_HAND(name, ret, err, params, args, why) #name,
 #include "calls.def"
 };
 
-static const uint16_t offset[UFD_NCALLS] = {
-#define UFD_WRAP(name, ret, err, params, args, fds) offsetof(struct names, name##_),
-#define UFD_HAND(name, ret, err, params, args, why) offsetof(struct names, name##_),
+_Static_assert(sizeof(struct names) <= UINT16_MAX, "offsets fit in 16 bits");
+
+const struct ufd_call_key ufd_call_keys[UFD_NCALLS] UFD_STARTUP_DATA = {
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                      \
+	{ UFD_SYMBOLS_HASH(#name), offsetof(struct names, name##_),      \
+	  sizeof(#name) - 1 },
 #include "calls.def"
 };
 
-_Static_assert(sizeof(struct names) <= UINT16_MAX, "offsets fit in 16 bits");
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)               \
+	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX, \
+		       #name ": too long for UFD_SYMBOLS_HASH");
+#include "calls.def"
 
 const char *ufd_call_name(enum ufd_call call)
 {
-	return (const char *)&names + offset[call];
+	return (const char *)&names + ufd_call_keys[call].name_at;
 }

@@ -2,10 +2,13 @@
 /*
  * calls.h - the rows of calls.def by number and by name, for the layers
  * that must say which call made a descriptor (UFD_EXCLUDE names calls,
- * and so do the log lines).  Data only: no layer of its own.
+ * and so do the log lines), and for the start-up's resolution of their
+ * real functions (shim.c).  Data only: no layer of its own.
  */
 #ifndef UFD_CALLS_H
 #define UFD_CALLS_H
+
+#include <stdint.h>
 
 /* UFD_CALL_open, UFD_CALL_socket, ...: one per row, in the table's order. */
 enum ufd_call {
@@ -14,6 +17,20 @@ enum ufd_call {
 #include "calls.def"
 	UFD_NCALLS
 };
+
+/*
+ * What start-up's look-up of each row's real function needs (symbols.c's
+ * ufd_symbols_resolve_calls), by row: its name's GNU hash (symbols.h's
+ * UFD_SYMBOLS_HASH), where ufd_call_name finds the name (its offset from
+ * a base common to all rows), and its length.  In the start-up section.
+ */
+struct ufd_call_key {
+	uint32_t hash;
+	uint16_t name_at;
+	uint16_t len;
+};
+extern const struct ufd_call_key ufd_call_keys[UFD_NCALLS]
+	__attribute__((visibility("hidden")));
 
 /* The row's name, as the C identifier: ufd_call_name(UFD_CALL_open) is
  * "open".  call < UFD_NCALLS.  Async-signal-safe. */

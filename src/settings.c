@@ -289,6 +289,33 @@ UFD_STARTUP static void secure_settings(void)
 		 0, 0, 0);
 }
 
+/* The one walk of the environment at start-up: is there any UFD_*
+ * variable (any_setting), and the fields of ufd_settings that are not
+ * settings.  The first entry of a name counts, as for getenv. */
+UFD_STARTUP static void read_environment(void)
+{
+	static const char ufd[] UFD_STARTUP_DATA = "UFD_";
+	static const char handoff[] UFD_STARTUP_DATA = "UFD_HANDOFF=";
+	static const char preload[] UFD_STARTUP_DATA = "LD_PRELOAD=";
+	static const char dynamic_weak[] UFD_STARTUP_DATA = "LD_DYNAMIC_WEAK=";
+
+	for (char **e = environ; e && *e; e++) {
+		const char *value;
+
+		if (**e == 'U' && ufd_skip_prefix(*e, ufd)) {
+			any_setting = 1;
+			if (ufd_skip_prefix(*e, handoff))
+				ufd_settings.handoff_set = 1;
+		} else if (**e == 'L') {
+			value = ufd_skip_prefix(*e, preload);
+			if (value && !ufd_settings.preload)
+				ufd_settings.preload = value;
+			if (ufd_skip_prefix(*e, dynamic_weak))
+				ufd_settings.dynamic_weak = 1;
+		}
+	}
+}
+
 UFD_STARTUP static void load_once(void)
 {
 	static const char *const zero_one[] = { "0", "1" };
@@ -298,8 +325,7 @@ UFD_STARTUP static void load_once(void)
 	const char *log, *report, *suppress;
 	int mode;
 
-	for (char **e = environ; e && *e && !any_setting; e++)
-		any_setting = ufd_skip_prefix(*e, "UFD_") != NULL;
+	read_environment();
 	/* Without any UFD_* variable every field keeps its default, the
 	 * initializer's; and there is nothing for secure_settings to drop. */
 	if (!any_setting)

@@ -44,6 +44,13 @@ struct ufd_settings {
 			      * is checked against dlsym (a test aid) */
 	const char *handoff; /* UFD_HANDOFF: ufd's own message from the program
 			      * that exec'd this one (not a setting), or NULL */
+	/* Not settings: what else start-up needs of the environment, found
+	 * in the same one walk of it (getenv's answers, without a getenv
+	 * each, which is a call through the PLT and another walk). */
+	int handoff_set;     /* UFD_HANDOFF is set, even where handoff is
+			      * NULL (a secure-execution program) */
+	const char *preload; /* LD_PRELOAD's value, or NULL */
+	int dynamic_weak;    /* LD_DYNAMIC_WEAK is set (to anything) */
 };
 
 /*

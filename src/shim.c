@@ -33,14 +33,23 @@
 #include "symbols.h"
 #include "vfd_table.h"
 
-/* ufd_real_NAME = fn, if it still points at stub (and not at a function
- * put in front of the real one since). */
+/* ufd_reals.r_NAME = fn, if it still points at stub (and not at a
+ * function put in front of the real one since). */
 #define INSTALL_REAL(name, stub, fn)                                          \
 	do {                                                                  \
-		__typeof__(ufd_real_##name) stub_ = (stub);                   \
-		__atomic_compare_exchange_n(&ufd_real_##name, &stub_, (fn), 0, \
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+		__typeof__(ufd_reals.r_##name) stub_ = (stub);                \
+		__atomic_compare_exchange_n(&ufd_reals.r_##name, &stub_, (fn), \
+					    0, __ATOMIC_RELAXED,              \
+					    __ATOMIC_RELAXED);                \
 	} while (0)
+
+/* The stubs, together in a section of their own: a pointer still at its
+ * stub is one that points into it (is_stub), which the start-up's loop
+ * over the rows tests without a table of the stubs' addresses (304
+ * relocations at every start-up). */
+#define STUB __attribute__((section("ufd_stubs"), noinline))
+extern const char __start_ufd_stubs[] UFD_HIDDEN;
+extern const char __stop_ufd_stubs[] UFD_HIDDEN;
 
 /* The next definition of name after this library: libc's. */
 UFD_EARLY static void *lookup_real(const char *name, void *missing)
@@ -70,9 +79,7 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 		errno = ENOSYS;                                           \
 		return (ret)(err);                                        \
 	}                                                                 \
-	static ret resolve_##name params;                                 \
-	ret (*ufd_real_##name) params = resolve_##name;                   \
-	UFD_EARLY static ret resolve_##name params                        \
+	UFD_EARLY STUB static ret resolve_##name params                   \
 	{                                                                 \
 		ret(*fn_) params = lookup_real(#name, (void *)missing_##name); \
 		INSTALL_REAL(name, resolve_##name, fn_);                  \
@@ -84,9 +91,7 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 		errno = ENOSYS;                                           \
 		return (ret)(err);                                        \
 	}                                                                 \
-	static ret resolve_##name(UFD_UNPAREN params, ...);               \
-	ret (*ufd_real_##name)(UFD_UNPAREN params, ...) = resolve_##name; \
-	__attribute__((no_sanitize_address)) static ret resolve_##name(   \
+	__attribute__((no_sanitize_address)) STUB static ret resolve_##name( \
 		UFD_UNPAREN params, ...)                                  \
 	{                                                                 \
 		va_list ap;                                               \
@@ -104,6 +109,22 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 #include "calls.def"
 
 #pragma GCC diagnostic pop
+
+/* Every pointer at its stub; slot[UFD_CALL_NAME] is r_NAME. */
+union ufd_reals ufd_reals = { {
+#define UFD_WRAP(name, ret, err, params, args, fds) .r_##name = resolve_##name,
+#define UFD_HAND(name, ret, err, params, args, why) .r_##name = resolve_##name,
+#include "calls.def"
+} };
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                        \
+	_Static_assert(offsetof(union ufd_reals, r_##name) ==             \
+			       UFD_CALL_##name * sizeof(void *),          \
+		       #name ": its pointer is not slot[UFD_CALL_" #name "]");
+#include "calls.def"
+_Static_assert(sizeof(union ufd_reals) == sizeof(void *[UFD_NCALLS]),
+	       "one pointer a row");
 
 /*
  * The translating wrappers: each FD(x) in a row's fds becomes one line.
@@ -167,63 +188,86 @@ int ufd_interposed = 1;
 const char *ufd_self_name;
 
 /* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
-static const unsigned char lazy_row[UFD_NCALLS] = {
+static const unsigned char lazy_row[UFD_NCALLS] UFD_STARTUP_DATA = {
 #define UFD_LAZY(name, why) [UFD_CALL_##name] = 1,
 #include "calls.def"
 };
 
-/* One name at start-up: the walk's answer when it is sure of it (walk
- * NULL: never), else dlsym's. */
-UFD_EARLY UFD_STARTUP static void *resolve_early(const struct ufd_symbols *walk,
-				     const char *name, uint32_t hash,
-				     void *missing)
+/* Does p point into a stub (is it a row's pointer not resolved yet)? */
+UFD_EARLY static inline int is_stub(const void *p)
 {
-	void *fn;
-	int r = walk ? ufd_symbols_find(walk, name, hash, &fn) : -ENOTSUP;
+	return (const char *)p >= __start_ufd_stubs &&
+	       (const char *)p < __stop_ufd_stubs;
+}
 
-	if (r == 0)
-		return fn;
-	if (r == -ENOENT)
-		return missing;
-	return lookup_real(name, missing);
+/* Resolve call's real function with dlsym, or (missing) install the
+ * stand-in for a function libc lacks, if its pointer is still at its
+ * stub.  One case a row: out of start-up's way, which needs it only for
+ * the names the walk cannot answer. */
+UFD_EARLY static void resolve_call(enum ufd_call call, int missing)
+{
+	switch (call) {
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                       \
+	case UFD_CALL_##name:                                             \
+		if (UFD_REAL(name) == resolve_##name)                     \
+			INSTALL_REAL(name, resolve_##name,                \
+				     missing ? (void *)missing_##name     \
+					     : lookup_real(#name, (void *)missing_##name)); \
+		break;
+#include "calls.def"
+	case UFD_NCALLS:
+		break;
+	}
+}
+
+/* A row the walk cannot answer (ufd_symbols_resolve_calls): it knows
+ * libc lacks the function (-ENOENT), or dlsym answers. */
+UFD_EARLY static void walk_fallback(enum ufd_call call, int r)
+{
+	resolve_call(call, r == -ENOENT);
 }
 
 /* Resolve now every row still at its stub; the UFD_LAZY ones too if
- * lazy_too. */
+ * lazy_too.  The walk's answer where it is sure of it (walk NULL: never),
+ * else dlsym's. */
 UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
-				   int lazy_too)
+					       int lazy_too)
 {
-#define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_HAND(name, ret, err, params, args, "")
-#define UFD_HAND(name, ret, err, params, args, why)                                \
-	_Static_assert(sizeof(#name) - 1 <= UFD_SYMBOLS_HASH_MAX,             \
-		       #name ": too long for UFD_SYMBOLS_HASH");               \
-	if ((lazy_too || !lazy_row[UFD_CALL_##name]) &&                       \
-	    UFD_REAL(name) == resolve_##name) {                               \
-		static const char name_[] UFD_STARTUP_DATA = #name;           \
-		INSTALL_REAL(name, resolve_##name,                            \
-			     resolve_early(walk, name_,                       \
-					   UFD_SYMBOLS_HASH(#name),           \
-					   (void *)missing_##name));          \
+	static const unsigned char none[UFD_NCALLS] UFD_STARTUP_DATA;
+	const unsigned char *skip = lazy_too ? none : lazy_row;
+
+	if (walk) {
+		ufd_symbols_resolve_calls(walk, ufd_reals.slot, __start_ufd_stubs,
+					  __stop_ufd_stubs, skip, walk_fallback);
+		return;
 	}
-#include "calls.def"
+	for (int i = 0; i < UFD_NCALLS; i++)
+		if (!skip[i])
+			resolve_call(i, 0);
 }
 
-/* check_resolve's tallies: the rows resolved, by whom (as resolve_early
- * chose: the walk found the name, or found it missing, or dlsym was
- * asked), and the rows left to first use. */
+/* check_resolve's tallies: the rows resolved, by whom (the walk found
+ * the name, or found it missing, or dlsym was asked), and the rows left
+ * to first use. */
 struct check_counts {
 	int rows, differ, lazy, walk, walk_missing, dlsym;
 };
 
-/* check_resolve for one row: name, its compiled hash, whether its
- * pointer still waits at its stub and whether it should. */
-static void check_row(const struct ufd_symbols *walk, const char *name,
-		      uint32_t hash, int waits, int should_wait,
-		      struct check_counts *c)
+/* check_resolve for one row: call, its name, its pointer now, its
+ * stand-in for a missing function, whether the pointer should still wait
+ * at its stub. */
+static void check_row(const struct ufd_symbols *walk, enum ufd_call call,
+		      const char *name, const void *now, const void *missing,
+		      int should_wait, struct check_counts *c)
 {
+	const struct ufd_call_key *key = &ufd_call_keys[call];
 	void *walk_fn = NULL, *dl = dlsym(RTLD_NEXT, name);
-	int r = walk ? ufd_symbols_find(walk, name, hash, &walk_fn) : -ENOTSUP;
+	int r = walk ? ufd_symbols_find(walk, name, strlen(name), key->hash,
+					&walk_fn)
+		     : -ENOTSUP;
+	int waits = is_stub(now);
 	char line[160];
 
 	c->rows++;
@@ -235,15 +279,24 @@ static void check_row(const struct ufd_symbols *walk, const char *name,
 		c->walk_missing++;
 	else
 		c->dlsym++;
-	if (hash != ufd_symbols_hash(name)) {
+	if (key->hash != ufd_symbols_hash(name) || key->len != strlen(name) ||
+	    strcmp(ufd_call_name(call), name) != 0) {
 		c->differ++;
-		fprintf(stderr, "ufd: resolve check: %s: the compiled hash is wrong\n",
-			name);
+		fprintf(stderr, "ufd: resolve check: %s: its key is wrong\n", name);
 	}
 	if ((r == 0 && walk_fn != dl) || (r == -ENOENT && dl)) {
 		c->differ++;
 		snprintf(line, sizeof(line), "ufd: resolve check: %s: walk %p, dlsym %p\n",
 			 name, r ? NULL : walk_fn, dl);
+		fputs(line, stderr);
+	}
+	/* What start-up installed: dlsym's answer, or the stand-in.  (A
+	 * function put in front by an earlier constructor, none of the
+	 * test's, would count as a difference.) */
+	if (!waits && now != (dl ? dl : missing)) {
+		c->differ++;
+		snprintf(line, sizeof(line), "ufd: resolve check: %s: installed %p, dlsym %p\n",
+			 name, now, dl);
 		fputs(line, stderr);
 	}
 	if (waits != should_wait) {
@@ -256,7 +309,8 @@ static void check_row(const struct ufd_symbols *walk, const char *name,
 
 /*
  * UFD_CHECK_RESOLVE=1 (tests/resolve.sh): ask dlsym for every row as well
- * and report, on stderr, each name where the walk's answer differs, and
+ * and report, on stderr, each name where the walk's answer or the
+ * pointer start-up installed differs, and
  * each row resolved when it should not have been or the reverse (the
  * UFD_LAZY rows wait for their first use unless all is set), then one
  * line of counts.  Costs what the walk saves; for the tests only.  A
@@ -272,9 +326,9 @@ __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *wa
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_HAND(name, ret, err, params, args, "")
 #define UFD_HAND(name, ret, err, params, args, why)                       \
-	check_row(walk, #name, UFD_SYMBOLS_HASH(#name),                   \
-		  UFD_REAL(name) == resolve_##name,                       \
-		  lazy_row[UFD_CALL_##name] && !all, &c);
+	check_row(walk, UFD_CALL_##name, #name, (void *)UFD_REAL(name),   \
+		  (void *)missing_##name, lazy_row[UFD_CALL_##name] && !all, \
+		  &c);
 #include "calls.def"
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
@@ -317,7 +371,7 @@ UFD_STARTUP void ufd_shim_init(void)
 
 	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
 		static const char close_name[] UFD_STARTUP_DATA = "close";
-		int r = ufd_symbols_find(&syms, close_name,
+		int r = ufd_symbols_find(&syms, close_name, sizeof(close_name) - 1,
 					 UFD_SYMBOLS_HASH("close"), &close_fn);
 		void *dl = dlsym(RTLD_NEXT, close_name);
 
@@ -337,18 +391,6 @@ UFD_EARLY void ufd_shim_resolve(enum ufd_call call)
 {
 	int saved = errno;
 
-	switch (call) {
-#define UFD_WRAP(name, ret, err, params, args, fds) \
-	UFD_HAND(name, ret, err, params, args, "")
-#define UFD_HAND(name, ret, err, params, args, why)                       \
-	case UFD_CALL_##name:                                             \
-		if (UFD_REAL(name) == resolve_##name)                     \
-			INSTALL_REAL(name, resolve_##name,                \
-				     lookup_real(#name, (void *)missing_##name)); \
-		break;
-#include "calls.def"
-	case UFD_NCALLS:
-		break;
-	}
+	resolve_call(call, 0);
 	errno = saved;
 }

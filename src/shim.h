@@ -73,29 +73,38 @@
 #define UFD_EARLY __attribute__((no_sanitize("address", "thread", "undefined")))
 
 /*
- * ufd_real_NAME: the next definition of NAME (libc's), with NAME's type.
- * The hand-written wrappers are declared here too, so that a row whose type
- * disagrees with glibc's declaration fails to compile (and the ones glibc
- * no longer declares, such as the fortify entry points, have a prototype).
- * The pointers are declared hidden, as the library defines them, so that a
- * wrapper outside shim.c jumps through one directly, not through its GOT
- * entry first.
+ * ufd_reals.r_NAME: the next definition of NAME (libc's), with NAME's
+ * type; ufd_reals.slot[UFD_CALL_NAME] is the same pointer, untyped, for
+ * the start-up's resolution, which goes through the rows in a loop.
+ * The hand-written wrappers are declared here too, so that a row whose
+ * type disagrees with glibc's declaration fails to compile (and the ones
+ * glibc no longer declares, such as the fortify entry points, have a
+ * prototype).  The pointers are declared hidden, as the library defines
+ * them, so that a wrapper outside shim.c jumps through one directly, not
+ * through its GOT entry first.
  */
 #define UFD_HIDDEN __attribute__((visibility("hidden")))
-#define UFD_WRAP(name, ret, err, params, args, fds) \
-	extern UFD_HIDDEN ret (*ufd_real_##name) params;
-#define UFD_HAND(name, ret, err, params, args, why) \
-	extern UFD_HIDDEN ret (*ufd_real_##name) params; \
-	UFD_PUBLIC ret name params;
+union ufd_reals {
+	struct {
+#define UFD_WRAP(name, ret, err, params, args, fds) ret (*r_##name) params;
+#define UFD_HAND(name, ret, err, params, args, why) ret (*r_##name) params;
 #define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
-	extern UFD_HIDDEN ret (*ufd_real_##name)(UFD_UNPAREN params, ...); \
+	ret (*r_##name)(UFD_UNPAREN params, ...);
+#include "calls.def"
+	};
+	void *slot[UFD_NCALLS];
+};
+extern UFD_HIDDEN union ufd_reals ufd_reals;
+
+#define UFD_HAND(name, ret, err, params, args, why) UFD_PUBLIC ret name params;
+#define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
 	UFD_PUBLIC ret name(UFD_UNPAREN params, ...);
 #include "calls.def"
 
 /* The real function behind name.  The pointers are written once per name
  * (by its stub or the constructor) and read on every call: relaxed atomics,
  * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
-#define UFD_REAL(name) __atomic_load_n(&ufd_real_##name, __ATOMIC_RELAXED)
+#define UFD_REAL(name) __atomic_load_n(&ufd_reals.r_##name, __ATOMIC_RELAXED)
 
 /* At start-up (api.c's constructor): resolve the real functions now,
  * but for calls.def's UFD_LAZY rows (none async-signal-safe), which wait
@@ -118,14 +127,14 @@ void ufd_shim_resolve(enum ufd_call call);
  * the sanitizer's).  The row is resolved first, at any time (even before
  * ufd's constructor): prev saved while the pointer is still its stub
  * would have fn look the real function up on every call.  The one way
- * ufd_real_NAME changes after start-up's resolution.  Not
+ * ufd_reals.r_NAME changes after start-up's resolution.  Not
  * async-signal-safe.
  */
 #define UFD_REAL_PUT_FRONT(name, fn, prev)                                   \
 	do {                                                                 \
 		ufd_shim_resolve(UFD_CALL_##name);                           \
 		__atomic_store_n(&(prev), UFD_REAL(name), __ATOMIC_RELEASE); \
-		__atomic_store_n(&ufd_real_##name, (fn), __ATOMIC_RELEASE);  \
+		__atomic_store_n(&ufd_reals.r_##name, (fn), __ATOMIC_RELEASE); \
 	} while (0)
 
 /* At start-up, after ufd_shim_init and random mode's close, only under

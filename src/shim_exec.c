@@ -79,9 +79,9 @@ UFD_STARTUP void ufd_exec_init(void)
 		self_path = name;
 	else if (name && *name && UFD_REAL(realpath)(name, resolved_path))
 		self_path = resolved_path;
-	s = getenv(PRELOAD_VAR);
+	s = ufd_settings.preload;
 	preloaded = s && lists_ufd(s);
-	if (getenv(HANDOFF_VAR)) {
+	if (ufd_settings.handoff_set) {
 		/* A setuid or file-capability program does not take
 		 * descriptors from its (untrusted) environment: the setting
 		 * is NULL there.  Removed either way. */

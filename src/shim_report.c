@@ -6,7 +6,7 @@
  * dup2/dup3 or meant to be inherited, or looks up a descriptor that got
  * EBADF (use after close, report.h).
  *
- * They replace the ufd_real_NAME pointers at start-up only when reports
+ * They replace the ufd_reals.r_NAME pointers at start-up only when reports
  * are on (ufd_report_shim_init, from the constructor after
  * ufd_shim_init), so a process without UFD_REPORT runs the wrappers as
  * they are, at their instruction counts.  Each saves the pointer it

@@ -29,10 +29,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "calls.h"
 #include "settings.h"
-#include "text.h"
-
-extern char **environ;
 
 /* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY); runs
  * only at start-up (settings.h's UFD_STARTUP). */
@@ -43,7 +41,7 @@ extern char **environ;
 
 /* st_info's halves, the same in ELF32 and ELF64. */
 #define ST_TYPE(info) ((info) & 0xf)
-#define ST_BIND(info) ((info) >> 4)
+#define FUNC_OF(bind) (((bind) << 4) | STT_FUNC) /* st_info */
 
 /* The dynamic section's pointers: glibc relocates them in place (adds
  * l_addr) where the section is writable, and leaves them alone where it
@@ -84,35 +82,42 @@ EARLY static int holds(const struct dl_phdr_info *info, const void *a)
 	return 0;
 }
 
-/* Read one object's tables into o; o->unsure when they are not all there
+/* An object with no buckets defines nothing: a bloom filter that lets no
+ * name through says so without a test in every look-up. */
+static const uintptr_t no_bloom[1] UFD_STARTUP_DATA;
+
+/* Read one object's tables into o: 0, or -1 when they are not all there
  * (no DT_GNU_HASH: only the old DT_HASH, which this file does not read). */
-EARLY static void read_object(const struct dl_phdr_info *info,
-			      struct ufd_symbols_object *o)
+EARLY static int read_object(const struct dl_phdr_info *info,
+			     struct ufd_symbols_object *o)
 {
 	const ElfW(Dyn) *dyn = NULL;
+	const uint32_t *gnu_hash = NULL;
 
 	o->base = info->dlpi_addr;
 	o->symtab = o->strtab = NULL;
+	o->strsz = 0;
 	o->versym = NULL;
-	o->gnu_hash = NULL;
-	o->unsure = 1;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
 			dyn = (const void *)(info->dlpi_addr +
 					     info->dlpi_phdr[i].p_vaddr);
 	if (!dyn)
-		return;
+		return -1;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
 		const void *p;
 
 		switch (dyn->d_tag) {
+		case DT_STRSZ:
+			o->strsz = dyn->d_un.d_val;
+			break;
 		case DT_SYMTAB:
 		case DT_STRTAB:
 		case DT_VERSYM:
 		case DT_GNU_HASH:
 			p = dyn_ptr(info, dyn->d_un.d_ptr);
 			if (!p)
-				return;
+				return -1;
 			if (dyn->d_tag == DT_SYMTAB)
 				o->symtab = p;
 			else if (dyn->d_tag == DT_STRTAB)
@@ -120,25 +125,29 @@ EARLY static void read_object(const struct dl_phdr_info *info,
 			else if (dyn->d_tag == DT_VERSYM)
 				o->versym = p;
 			else
-				o->gnu_hash = p;
+				gnu_hash = p;
 			break;
 		}
 	}
-	if (!o->symtab || !o->strtab || !o->gnu_hash)
-		return;
+	if (!o->symtab || !o->strtab || !gnu_hash)
+		return -1;
 	/* glibc masks the bloom index with size - 1: a power of two. */
-	uint32_t bloom_size = o->gnu_hash[2];
+	uint32_t bloom_size = gnu_hash[2];
 
 	if (bloom_size == 0 || (bloom_size & (bloom_size - 1)))
-		return;
-	o->nbuckets = o->gnu_hash[0];
-	o->symoffset = o->gnu_hash[1];
+		return -1;
+	o->nbuckets = gnu_hash[0];
+	o->symoffset = gnu_hash[1];
 	o->bloom_mask = bloom_size - 1;
-	o->bloom_shift = o->gnu_hash[3];
-	o->bloom = (const void *)(o->gnu_hash + 4);
+	o->bloom_shift = gnu_hash[3];
+	o->bloom = (const void *)(gnu_hash + 4);
 	o->buckets = (const void *)(o->bloom + bloom_size);
 	o->chain = o->buckets + o->nbuckets - o->symoffset;
-	o->unsure = 0;
+	if (o->nbuckets == 0) {
+		o->bloom = no_bloom;
+		o->bloom_mask = 0;
+	}
+	return 0;
 }
 
 struct walk {
@@ -164,11 +173,14 @@ EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
 			s->self_name = info->dlpi_name;
 		return 0;
 	}
-	if (s->n == UFD_SYMBOLS_MAX) {
-		s->complete = 0;
+	/* The objects after one the walk cannot read are never searched:
+	 * a name not found before it is left to dlsym. */
+	if (!s->complete)
 		return 0;
-	}
-	read_object(info, &s->obj[s->n++]);
+	if (s->n == UFD_SYMBOLS_MAX || read_object(info, &s->obj[s->n]) < 0)
+		s->complete = 0;
+	else
+		s->n++;
 	return 0;
 }
 
@@ -180,16 +192,9 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	s->self_name = NULL;
 	/* With LD_DYNAMIC_WEAK set (to anything), a weak definition does not
 	 * end the search, and the walk declines such definitions.  The loader
-	 * reads it as this does, and in a secure-execution program has
-	 * already removed it from the environment (unsecvars.h).  Not
-	 * secure_getenv: its first call costs a look-up by the loader and a
-	 * page of libc's code. */
-	static const char dynamic_weak[] UFD_STARTUP_DATA = "LD_DYNAMIC_WEAK=";
-
-	s->weak_final = 1;
-	for (char **e = environ; e && *e; e++)
-		if (ufd_skip_prefix(*e, dynamic_weak))
-			s->weak_final = 0;
+	 * reads it as settings.c does, and in a secure-execution program has
+	 * already removed it from the environment (unsecvars.h). */
+	s->weak_final = !ufd_settings.dynamic_weak;
 	/* Apart from n: stored together, the two are one 64-bit constant
 	 * that the compiler reads from .rodata, a page start-up would read
 	 * for it alone. */
@@ -218,19 +223,64 @@ EARLY uint32_t ufd_symbols_hash(const char *name)
 	((1u << STT_NOTYPE) | (1u << STT_OBJECT) | (1u << STT_FUNC) |         \
 	 (1u << STT_COMMON) | (1u << STT_TLS) | (1u << STT_GNU_IFUNC))
 
-/* name's definition in o, as check_match and do_lookup_x pick it: 1 and
- * *out, 0 (none), or -ENOTSUP (several default versions). */
-EARLY static int find_in(const struct ufd_symbols_object *o, const char *name,
-			 uint32_t h, const ElfW(Sym) **out)
-{
-	const ElfW(Sym) *symtab = o->symtab, *versioned = NULL;
-	uintptr_t word;
-	int nversions = 0;
-	uint32_t i;
+/* The bytes at p as a number, for same_bytes: any alignment. */
+#define LOADER(type, fn)                                                   \
+	EARLY static inline __attribute__((always_inline)) type fn(const char *p) \
+	{                                                                  \
+		type v;                                                    \
+		memcpy(&v, p, sizeof(v));                                  \
+		return v;                                                  \
+	}
+LOADER(uint64_t, load8)
+LOADER(uint32_t, load4)
+LOADER(uint16_t, load2)
 
-	if (o->nbuckets == 0)
-		return 0;
-	word = o->bloom[(h / BLOOM_BITS) & o->bloom_mask];
+/* Do the size bytes at a (a name and its NUL, so size >= 2) equal those
+ * at b?  In 8-byte words, the last one overlapping the one before; under
+ * 8 bytes, two overlapping words of 4 or of 2.  A call to strcmp cost as
+ * much as the rest of a look-up. */
+EARLY static inline __attribute__((always_inline)) int
+same_bytes(const char *a, const char *b, size_t size)
+{
+	if (size >= 8) {
+		for (; size > 8; a += 8, b += 8, size -= 8)
+			if (load8(a) != load8(b))
+				return 0;
+		return load8(a + size - 8) == load8(b + size - 8);
+	}
+	if (size >= 4)
+		return load4(a) == load4(b) &&
+		       load4(a + size - 4) == load4(b + size - 4);
+	return load2(a) == load2(b) && load2(a + size - 2) == load2(b + size - 2);
+}
+
+/* Is the string at offset at of o's string table name, of size bytes
+ * with its NUL?  1, 0, or -ENOTSUP when the table ends first: a string
+ * that runs past the table's end, which strcmp would read on, or a
+ * shorter one (after a hash match, hardly ever) that does not. */
+EARLY static inline __attribute__((always_inline)) int name_is(const struct ufd_symbols_object *o,
+				uint32_t at, const char *name, size_t size)
+{
+	if ((size_t)at + size > o->strsz)
+		return -ENOTSUP;
+	return same_bytes(o->strtab + at, name, size);
+}
+
+/* find_in's answer when it cannot tell: no symbol has this index (the
+ * chain's indexes are 32-bit, below the count of symbols). */
+#define UNSURE UINT32_MAX
+
+/* The index of name's definition in o, as check_match and do_lookup_x
+ * pick it; 0 (index 0 is no symbol) when o has none; UNSURE for a bucket
+ * that points below the hashed symbols, a string table that ends first,
+ * or a second default version (dlsym would pass over o: let it). */
+EARLY static inline __attribute__((always_inline)) uint32_t
+find_in(const struct ufd_symbols_object *o, const char *name, size_t size,
+	uint32_t h)
+{
+	uintptr_t word = o->bloom[(h / BLOOM_BITS) & o->bloom_mask];
+	uint32_t i, ch, versioned = 0;
+
 	if (!((word >> (h % BLOOM_BITS)) &
 	      (word >> ((h >> o->bloom_shift) % BLOOM_BITS)) & 1))
 		return 0;
@@ -238,62 +288,94 @@ EARLY static int find_in(const struct ufd_symbols_object *o, const char *name,
 	if (i == 0)
 		return 0;
 	if (i < o->symoffset)
-		return -ENOTSUP;
-	for (;; i++) {
-		uint32_t ch = o->chain[i];
+		return UNSURE;
+	do {
+		const ElfW(Sym) *sym;
+		unsigned type;
+		int same;
 
-		if (((ch ^ h) >> 1) == 0) {
-			const ElfW(Sym) *sym = &symtab[i];
-			unsigned type = ST_TYPE(sym->st_info);
-
-			if (!(sym->st_value == 0 && sym->st_shndx != SHN_ABS &&
-			      type != STT_TLS) &&
-			    ((1u << type) & DEFINITION_TYPES) &&
-			    strcmp(o->strtab + sym->st_name, name) == 0) {
-				if (!o->versym || (o->versym[i] & 0x7fff) < 2) {
-					*out = sym;
-					return 1;
-				}
-				if (!(o->versym[i] & 0x8000) && nversions++ == 0)
-					versioned = sym;
-			}
-		}
-		if (ch & 1)
-			break;
-	}
-	if (nversions > 1)
-		return -ENOTSUP;
-	if (nversions == 1) {
-		*out = versioned;
-		return 1;
-	}
-	return 0;
+		ch = o->chain[i];
+		if (((ch ^ h) >> 1) != 0)
+			continue;
+		sym = (const ElfW(Sym) *)o->symtab + i;
+		type = ST_TYPE(sym->st_info);
+		if ((sym->st_value == 0 && sym->st_shndx != SHN_ABS &&
+		     type != STT_TLS) ||
+		    !((1u << type) & DEFINITION_TYPES))
+			continue;
+		same = name_is(o, sym->st_name, name, size);
+		if (same < 0)
+			return UNSURE;
+		if (!same)
+			continue;
+		if (!o->versym || (o->versym[i] & 0x7fff) < 2)
+			return i;
+		if (o->versym[i] & 0x8000)
+			continue; /* hidden: name@VERSION */
+		if (versioned)
+			return UNSURE;
+		versioned = i;
+	} while (i++, !(ch & 1));
+	return versioned;
 }
 
-EARLY int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
-			   uint32_t h, void **addr)
+/* ufd_symbols_find, inlined in both its callers. */
+EARLY static inline __attribute__((always_inline)) int
+find(const struct ufd_symbols *s, const char *name, size_t len, uint32_t h,
+     void **addr)
 {
 	for (int k = 0; k < s->n; k++) {
 		const struct ufd_symbols_object *o = &s->obj[k];
+		uint32_t i = find_in(o, name, len + 1, h);
 		const ElfW(Sym) *sym;
-		unsigned bind;
-		int r;
 
-		if (o->unsure)
-			return -ENOTSUP;
-		r = find_in(o, name, h, &sym);
-		if (r < 0)
-			return r;
-		if (r == 0)
+		if (i == 0)
 			continue;
-		bind = ST_BIND(sym->st_info);
-		if (!(bind == STB_GLOBAL || (bind == STB_WEAK && s->weak_final)))
-			return -ENOTSUP; /* local, unique, or a weak one that may yield */
-		if (ST_TYPE(sym->st_info) != STT_FUNC ||
-		    sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
-			return -ENOTSUP; /* an IFUNC, data, or no address of o's */
+		if (i == UNSURE)
+			return -ENOTSUP;
+		sym = (const ElfW(Sym) *)o->symtab + i;
+		/* A plain function: not local, unique or a weak one that may
+		 * yield; not an IFUNC or data; an address of o's. */
+		if (sym->st_info != FUNC_OF(STB_GLOBAL) &&
+		    !(sym->st_info == FUNC_OF(STB_WEAK) && s->weak_final))
+			return -ENOTSUP;
+		if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
+			return -ENOTSUP;
 		*addr = (void *)(o->base + sym->st_value);
 		return 0;
 	}
 	return s->complete ? -ENOENT : -ENOTSUP;
+}
+
+EARLY int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
+			   size_t len, uint32_t h, void **addr)
+{
+	return find(s, name, len, h, addr);
+}
+
+EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
+				     const char *stub_lo, const char *stub_hi,
+				     const unsigned char *skip,
+				     void (*fallback)(enum ufd_call call, int r))
+{
+	/* Where every row's name_at counts from: row 0's name, the first
+	 * member of calls.c's structure of names (name_at 0). */
+	const char *names = ufd_call_name(0);
+
+	for (int i = 0; i < UFD_NCALLS; i++) {
+		const struct ufd_call_key *key = &ufd_call_keys[i];
+		void *was = __atomic_load_n(&slot[i], __ATOMIC_RELAXED), *addr;
+		int r;
+
+		if (skip[i] || (const char *)was < stub_lo ||
+		    (const char *)was >= stub_hi)
+			continue;
+		r = find(s, names + key->name_at, key->len, key->hash, &addr);
+		if (r == 0)
+			__atomic_compare_exchange_n(&slot[i], &was, addr, 0,
+						    __ATOMIC_RELAXED,
+						    __ATOMIC_RELAXED);
+		else
+			fallback(i, r);
+	}
 }

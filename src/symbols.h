@@ -11,7 +11,10 @@
 #ifndef UFD_SYMBOLS_H
 #define UFD_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "calls.h"
 
 #define UFD_SYMBOLS_MAX 32
 
@@ -35,26 +38,26 @@
 #define UFD_SYMBOLS_HASH(s) ((uint32_t)(UFD_SH5_(UFD_SH4_(UFD_SH3_(UFD_SH2_(UFD_SH1_(UFD_SH0_(5381u, s), s), s), s), s), s)))
 
 
-/* One object after the caller's: its load address and its tables, or
- * unsure set when they could not be read with certainty. */
+/* One object after the caller's: its load address and its tables. */
 struct ufd_symbols_object {
 	uintptr_t base;
 	const void *symtab;
 	const char *strtab;
+	size_t strsz;		/* strtab's size in bytes */
 	const uint16_t *versym; /* NULL: the object has no versions */
-	const uint32_t *gnu_hash;
-	/* Read from gnu_hash: */
+	/* Read from the GNU hash table: */
 	uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
 	const uintptr_t *bloom;
 	const uint32_t *buckets, *chain; /* chain: indexed by symbol */
-	int unsure;
 };
 
 struct ufd_symbols {
 	const char *self_name; /* the caller's object's name, as the loader
 				* has it (dladdr's dli_fname), or NULL */
 	int n;		 /* objects held, in lookup order */
-	int complete;	 /* every object after the caller's is held */
+	int complete;	 /* every object after the caller's is held (not:
+			  * too many, or one whose tables could not be
+			  * read with certainty, and those after it) */
 	int weak_final;	 /* a weak definition ends the search (no LD_DYNAMIC_WEAK) */
 	struct ufd_symbols_object obj[UFD_SYMBOLS_MAX];
 };
@@ -66,14 +69,15 @@ struct ufd_symbols {
  * the process has more than one namespace (LD_AUDIT modules, dlmopen),
  * where the list is not the whole story.  For objects loaded at start-up
  * (LD_PRELOAD, the program's dependencies) the list is in the order of
- * the global scope, which is what RTLD_NEXT searches.  Not
+ * the global scope, which is what RTLD_NEXT searches.  Reads
+ * LD_DYNAMIC_WEAK from ufd_settings (ufd_settings_load first).  Not
  * async-signal-safe (dl_iterate_phdr takes the loader's lock).
  */
 int ufd_symbols_open(struct ufd_symbols *s, const void *self);
 
 /*
- * The first definition of name, whose GNU hash is hash (UFD_SYMBOLS_HASH,
- * ufd_symbols_hash), in s's objects, as dlsym(RTLD_NEXT, name)
+ * The first definition of name, of len characters (strlen), whose GNU
+ * hash is hash (UFD_SYMBOLS_HASH, ufd_symbols_hash), in s's objects, as dlsym(RTLD_NEXT, name)
  * finds it (the default version, hidden versions skipped).  Returns 0 and
  * sets *addr; -ENOENT when none of the objects defines name; -ENOTSUP when
  * the walk cannot tell with certainty (an object whose tables it cannot
@@ -82,7 +86,21 @@ int ufd_symbols_open(struct ufd_symbols *s, const void *self);
  * dlsym.  Lock-free; reads only the objects' tables.
  */
 int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
-		     uint32_t hash, void **addr);
+		     size_t len, uint32_t hash, void **addr);
+
+/*
+ * Start-up's resolution of the real functions, one call for all the rows
+ * of calls.def (calls.h's keys), ufd_symbols_find's look-up inlined:
+ * each row i whose skip[i] is 0 and whose slot[i] still points into
+ * [stub_lo, stub_hi) (at its stub, shim.c) gets the address the walk
+ * finds, by a compare-and-swap from the value it saw (a function put in
+ * front meanwhile stays); a row the walk cannot answer goes to
+ * fallback(i, r) with ufd_symbols_find's -ENOENT or -ENOTSUP.
+ */
+void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
+			       const char *stub_lo, const char *stub_hi,
+			       const unsigned char *skip,
+			       void (*fallback)(enum ufd_call call, int r));
 
 /* The GNU hash of name, computed (for names that are no literal). */
 uint32_t ufd_symbols_hash(const char *name);

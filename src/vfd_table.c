@@ -746,6 +746,13 @@ static int alone_may(void)
 {
 	return !ufd_log_on && !__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED);
 }
+
+/* alone_ok again after a vfork is over (in its parent, or in a fork
+ * child that came out of one): as init_maps left it, if it has run. */
+static void alone_again(void)
+{
+	__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
+}
 static void init_maps(void);
 
 static inline __attribute__((always_inline)) int alone(void)
@@ -1307,7 +1314,7 @@ void vfd_vfork_end(void)
 	 * is its own, which a new thread may be given once it is gone. */
 	tid_cache = 0;
 	if (__atomic_sub_fetch(&vfork_depth, 1, __ATOMIC_RELAXED) == 0)
-		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
+		alone_again();
 }
 
 /* ---- fork ---- */
@@ -1376,7 +1383,7 @@ UFD_FORK void vfd_fork_child(void)
 	if (__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED)) {
 		__atomic_store_n(&vfork_depth, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&vfd_vfork_child, 0, __ATOMIC_RELAXED);
-		__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
+		alone_again();
 	}
 	ufd_log_fork_child(locked);
 	/* The other threads are not in the child, nor are their makers and
