@@ -67,7 +67,8 @@ extern "C" {
 
 /*
  * Close-on-fork, POSIX 2024's flag: a descriptor so marked is closed in the
- * child of fork() (and only there), as close-on-exec closes one at exec.
+ * child of fork() and _Fork() (and only there), as close-on-exec closes one
+ * at exec.
  * Neither Linux nor glibc has it yet; ufd gives it to every descriptor,
  * real or virtual:
  *   O_CLOFORK        in open()/openat() flags, and dup3() flags;

@@ -83,7 +83,7 @@ static uint64_t kernel_seed(void)
 
 /* A forked child draws apart from its parent: from the parent's sequence
  * under UFD_SEED (reproducible), else from a new seed. */
-UFD_FORK static void fork_child(void)
+UFD_FORK void random_fd_fork_child(void)
 {
 	uint64_t s = ufd_settings.seed_fixed ? mix(rng ^ 0x5eed0f0c4ULL) : kernel_seed();
 
@@ -96,7 +96,7 @@ UFD_FORK static void fork_child(void)
 UFD_STARTUP void random_fd_init(void)
 {
 	rng = ufd_settings.seed_fixed ? ufd_settings.seed : kernel_seed();
-	pthread_atfork(NULL, NULL, fork_child);
+	pthread_atfork(NULL, NULL, random_fd_fork_child);
 }
 
 /* ---- what the chooser believes ---- */

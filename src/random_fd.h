@@ -45,6 +45,11 @@
  */
 void random_fd_init(void);
 
+/* random_fd_init's fork handler, in a fork child (also _Fork's, which runs
+ * no atfork handler: shim_exec.c): draws apart from the parent.
+ * Async-signal-safe. */
+void random_fd_fork_child(void);
+
 /*
  * fd (> 2), just made by call, moved to a free number drawn at random in
  * [from, N) (from is 3 for a creation, n for F_DUPFD(n)), with its

@@ -140,7 +140,7 @@ static void unlock_reports(void)
 
 /* The fork child has only the forking thread: a lock held by another is
  * no one's there. */
-UFD_FORK static void reports_fork_child(void)
+UFD_FORK void report_fork_child(void)
 {
 	if (owner != gettid_raw())
 		owner = 0;
@@ -716,5 +716,5 @@ void report_init(void)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (!ufd_sys_is_error((long)p))
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
-	pthread_atfork(NULL, NULL, reports_fork_child);
+	pthread_atfork(NULL, NULL, report_fork_child);
 }

@@ -58,6 +58,11 @@ extern const char *const report_kind_name[REPORT_NKINDS];
  */
 void report_init(void);
 
+/* report_init's fork handler, in a fork child (also _Fork's, which runs
+ * no atfork handler: shim_exec.c): a lock another thread held is let go.
+ * Async-signal-safe. */
+void report_fork_child(void);
+
 /*
  * Descriptor fd (>= 0; anything else is ignored) was just made by call:
  * its record is open, with the caller's stack.  inherit: the program

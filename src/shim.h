@@ -238,6 +238,12 @@ void ufd_signalfd_read(int fd, void *buf, ssize_t r);
  * handlers (shim_signal.c). */
 void ufd_signal_init(void);
 
+/* Its fork handlers, for a fork that runs none (_Fork): prepare takes the
+ * lock where threads may hold it; release, in the parent and the child,
+ * lets go of it.  Async-signal-safe. */
+void ufd_signal_fork_prepare(void);
+void ufd_signal_fork_release(void);
+
 /* In the parent after a real vfork (ufd_vfork_end): the lock of the table
  * of signal handlers let go, in case the child died holding it (it was
  * free when the vfork began: one thread, every signal blocked).

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 
 #include "handoff.h"
+#include "random_fd.h"
 #include "log.h"
 #include "report.h"
 #include "sys.h"
@@ -987,4 +988,38 @@ UFD_PUBLIC int system(const char *command)
 	sigprocmask(SIG_SETMASK, &omask, NULL);
 	errno = r;
 	return status;
+}
+
+/*
+ * glibc's _Fork: fork without the atfork handlers.  The program's, that
+ * is: ufd's are part of fork itself (the child has no close-on-fork
+ * descriptor, and no lock of the table held by a thread it does not have),
+ * so they run here, in glibc's order: prepare in the reverse order of
+ * their registration (api.c's constructor), parent and child in it.  Not
+ * the listings' (shim_stream.c): their lock is a mutex, which a signal
+ * handler calling _Fork (async-signal-safe, as POSIX wants it) would wait
+ * for forever if it interrupted its holder, and what takes it, readdir,
+ * is not a function a _Fork child of a threaded process may call.
+ */
+UFD_PUBLIC pid_t _Fork(void)
+{
+	pid_t pid;
+	int err;
+
+	ufd_signal_fork_prepare();
+	vfd_fork_prepare();
+	pid = UFD_REAL(_Fork)();
+	err = errno;
+	if (pid == 0) {
+		if (ufd_settings.mode_random)
+			random_fd_fork_child();
+		if (ufd_settings.report)
+			report_fork_child();
+		vfd_fork_child();
+	} else {
+		vfd_fork_parent();
+	}
+	ufd_signal_fork_release();
+	errno = err;
+	return pid;
 }

@@ -713,10 +713,15 @@ UFD_PUBLIC int dup(int fd)
 		return UFD_REAL(dup)(fd);
 	if (vfd_is_backing(fd))
 		return ufd_ret(-EBADF);
-	if (ufd_settings.cloexec)
-		return ufd_ret_new_fd_known(UFD_REAL(fcntl)(vfd_translate(fd),
-							    F_DUPFD_CLOEXEC, 0),
-					    1, UFD_CALL_dup, 1);
+	if (ufd_settings.cloexec) {
+		int r = UFD_REAL(fcntl)(vfd_translate(fd), F_DUPFD_CLOEXEC, 0);
+
+		/* F_DUPFD from 0 is EINVAL only at limit 0, where dup says
+		 * EMFILE. */
+		if (r < 0 && errno == EINVAL)
+			errno = EMFILE;
+		return ufd_ret_new_fd_known(r, 1, UFD_CALL_dup, 1);
+	}
 	return ufd_ret_new_fd_known(UFD_REAL(dup)(vfd_translate(fd)), 0, UFD_CALL_dup, 0);
 }
 

@@ -94,6 +94,28 @@ __attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssi
 	return r;
 }
 
+/* A received descriptor on 0, 1 or 2 loses the close-on-exec flag that
+ * UFD_CLOEXEC added (MSG_CMSG_CLOEXEC): standard streams are never
+ * affected. */
+static int received_std(int fd)
+{
+	newfd_std_fixup(fd, 1);
+	return fd;
+}
+
+/* After a receive to which UFD_CLOEXEC added MSG_CMSG_CLOEXEC (the n
+ * messages at msg, filled by the kernel): the kernel echoes the flag in
+ * msg_flags, where the caller, who did not ask for it, would see it; and
+ * 0-2 as above.  Out of line: only under UFD_CLOEXEC. */
+__attribute__((noinline, cold)) static void cloexec_added(struct msghdr *msg, int n,
+							  size_t stride)
+{
+	for (int i = 0; i < n; i++, msg = (struct msghdr *)((char *)msg + stride)) {
+		msg->msg_flags &= ~MSG_CMSG_CLOEXEC;
+		map_rights(msg, received_std, 0);
+	}
+}
+
 /*
  * The kernel's limit is above the application's (placement.h): received
  * descriptors past the application's limit are closed, and the message
@@ -136,12 +158,15 @@ static void rights_within_limit(struct msghdr *msg)
  * descriptors past the application's limit go, and the others are new
  * ones in mode all and random.  Only msg is kept across the call, for a
  * small frame. */
+static ssize_t recvmsg_cloexec(int fd, struct msghdr *msg, int flags);
+
 __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg,
 						      int flags)
 {
 	ssize_t r;
 
-	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	if (__builtin_expect(ufd_settings.cloexec, 0) && !(flags & MSG_CMSG_CLOEXEC))
+		return recvmsg_cloexec(fd, msg, flags);
 	r = UFD_REAL(recvmsg)(vfd_translate(fd), msg, flags);
 	if (r < 0 || msg->msg_controllen < sizeof(struct cmsghdr))
 		return r;
@@ -149,6 +174,18 @@ __attribute__((noinline)) static ssize_t recvmsg_slow(int fd, struct msghdr *msg
 	if (!rights_are_new())
 		return r;
 	return received_rights(msg, r);
+}
+
+/* UFD_CLOEXEC's recvmsg: with MSG_CMSG_CLOEXEC, then the flag's traces
+ * gone (cloexec_added).  Out of line, as the setting is rare. */
+__attribute__((noinline, cold)) static ssize_t recvmsg_cloexec(int fd, struct msghdr *msg,
+							       int flags)
+{
+	ssize_t r = recvmsg_slow(fd, msg, flags | MSG_CMSG_CLOEXEC);
+
+	if (r >= 0)
+		cloexec_added(msg, 1, sizeof(*msg));
+	return r;
 }
 
 /* newfd_plain: a received descriptor is the application's as the kernel
@@ -195,6 +232,9 @@ __attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
 	return r;
 }
 
+static int recvmmsg_cloexec(int fd, struct mmsghdr *vec, unsigned int n, int flags,
+			    struct timespec *timeout);
+
 /* recvmmsg unless newfd_plain, out of line, as recvmsg_slow. */
 __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 						   unsigned int n, int flags,
@@ -202,10 +242,23 @@ __attribute__((noinline)) static int recvmmsg_slow(int fd, struct mmsghdr *vec,
 {
 	int r;
 
-	newfd_add_cloexec(&flags, MSG_CMSG_CLOEXEC);
+	if (__builtin_expect(ufd_settings.cloexec, 0) && !(flags & MSG_CMSG_CLOEXEC))
+		return recvmmsg_cloexec(fd, vec, n, flags, timeout);
 	r = UFD_REAL(recvmmsg)(vfd_translate(fd), vec, n, flags, timeout);
 	if (r > 0 && mmsg_any_control(vec, (unsigned int)r))
 		return mmsg_received(vec, r);
+	return r;
+}
+
+/* UFD_CLOEXEC's recvmmsg, as recvmsg_cloexec. */
+__attribute__((noinline, cold)) static int recvmmsg_cloexec(int fd, struct mmsghdr *vec,
+							    unsigned int n, int flags,
+							    struct timespec *timeout)
+{
+	int r = recvmmsg_slow(fd, vec, n, flags | MSG_CMSG_CLOEXEC, timeout);
+
+	if (r > 0)
+		cloexec_added(&vec->msg_hdr, r, sizeof(*vec));
 	return r;
 }
 

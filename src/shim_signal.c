@@ -124,13 +124,13 @@ UFD_EARLY static void sig_unlock(const sigset_t *saved, int taken)
  */
 static int fork_held;
 
-UFD_EARLY UFD_FORK static void fork_prepare(void)
+UFD_EARLY UFD_FORK void ufd_signal_fork_prepare(void)
 {
 	if (!__libc_single_threaded)
 		fork_held = sig_take();
 }
 
-UFD_EARLY UFD_FORK static void fork_release(void)
+UFD_EARLY UFD_FORK void ufd_signal_fork_release(void)
 {
 	if (fork_held) {
 		fork_held = 0;
@@ -140,7 +140,8 @@ UFD_EARLY UFD_FORK static void fork_release(void)
 
 UFD_STARTUP void ufd_signal_init(void)
 {
-	pthread_atfork(fork_prepare, fork_release, fork_release);
+	pthread_atfork(ufd_signal_fork_prepare, ufd_signal_fork_release,
+		       ufd_signal_fork_release);
 }
 
 /*
@@ -333,7 +334,12 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 				    struct sigaction *oldact)
 {
 	unsigned d = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
-	struct fast *f = &fast_recs[d];
+	struct fast *f = &fast_recs[d], own;
+	/* A vfork child has its parent thread's records: one killed inside
+	 * the change would leave the parent's depth one higher.  It needs
+	 * none of them: no change in it installs the trampoline
+	 * (wants_trampoline), so none would fix a record. */
+	int child = in_vfork_child();
 	struct k_sigaction k;
 	long r;
 
@@ -343,11 +349,14 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 		k.restorer = FAST_RESTORER_FN;
 		memcpy(&k.mask, &act->sa_mask, sizeof(k.mask));
 	}
+	if (child)
+		f = &own;
 	f->sig = sig;
 	f->fixed = 0;
 	f->old.handler = (void *)&fast_unset;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
+	if (!child)
+		__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
 		     oldact ? (long)&f->old : 0, sizeof(k.mask), 0, 0);
@@ -360,7 +369,8 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 		f->old.handler = h;
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
+	if (!child)
+		__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
 	if (r < 0)
 		return ufd_ret((int)r);
 	if (oldact) {

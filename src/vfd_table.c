@@ -1335,7 +1335,7 @@ static int fork_locked, fork_blocked;
  * its own thread holds the lock or makes a backing descriptor only if
  * this fork comes from a signal handler that interrupted it, when neither
  * could be taken anyway; fork_child tells the two apart by the lock word. */
-UFD_FORK static void fork_prepare(void)
+UFD_FORK void vfd_fork_prepare(void)
 {
 	if (single_threaded()) {
 		/* Read here, not written: the child reads the lock word, and
@@ -1348,7 +1348,7 @@ UFD_FORK static void fork_prepare(void)
 	fork_locked = vfd_lock() == 0;
 }
 
-UFD_FORK static void fork_parent(void)
+UFD_FORK void vfd_fork_parent(void)
 {
 	if (fork_locked) {
 		fork_locked = 0;
@@ -1368,7 +1368,7 @@ UFD_FORK static void fork_parent(void)
  * they change, so that a process without virtual descriptors copies no
  * page of ufd's here.
  */
-UFD_FORK static void fork_child(void)
+UFD_FORK void vfd_fork_child(void)
 {
 	int locked = fork_locked;
 	uint32_t held = __atomic_load_n(&table_lock, __ATOMIC_RELAXED);
@@ -1494,7 +1494,7 @@ void vfd_init(void)
  */
 UFD_STARTUP void vfd_start(void)
 {
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	pthread_atfork(vfd_fork_prepare, vfd_fork_parent, vfd_fork_child);
 	if (__builtin_expect(ufd_settings.log != NULL, 0) &&
 	    __atomic_load_n(&init_done, __ATOMIC_ACQUIRE) && ufd_log_on)
 		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);

@@ -225,6 +225,18 @@ void vfd_init(void);
 void vfd_start(void);
 
 /*
+ * The fork handlers vfd_start registers, for a fork that runs none (glibc's
+ * _Fork: shim_exec.c): before it, in the forking thread, vfd_fork_prepare
+ * (with threads: waits for the makers under way and takes the table lock,
+ * unless this thread holds it); after it, vfd_fork_parent in the parent or
+ * vfd_fork_child in the child (the lock afresh, the close-on-fork
+ * descriptors closed).  Async-signal-safe, as fork is.
+ */
+void vfd_fork_prepare(void);
+void vfd_fork_parent(void);
+void vfd_fork_child(void);
+
+/*
  * vfork.  A vfork child runs in its parent's memory, ufd's table included,
  * until it execs or exits, while the parent's thread waits.  A real vfork
  * is made only while nothing of ufd's is in play: no virtual descriptor,

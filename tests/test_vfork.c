@@ -48,6 +48,9 @@
  *                            (holding the lock of the table of handlers)
  *                            leaves the lock free for the parent and its
  *                            later threads
+ *   child_killed_in_fast_sigaction  children killed inside sigaction to
+ *                            SIG_IGN leave the parent's lock-free change
+ *                            to SIG_DFL/SIG_IGN as it was
  *
  * Runs under LD_PRELOAD=libufd.so (not linked); each case is a fork of its
  * own (Check's default), a single-threaded process with no virtual
@@ -772,29 +775,36 @@ static void *install_in_thread(void *arg)
 	return NULL;
 }
 
-START_TEST(child_killed_in_sigaction)
+/* A vfork child that the kernel kills in rt_sigaction, inside ufd's
+ * sigaction(SIGUSR1, act). */
+static void child_killed_in(const struct sigaction *act)
 {
-	struct timespec until;
-	int done = 0;
-	pthread_t t;
 	struct rlimit no_core = { 0, 0 };
-	/* A handler: SIG_DFL and SIG_IGN take no lock. */
-	struct sigaction act = { .sa_handler = ignore_signal };
 	int status;
-	pid_t pid;
+	pid_t pid = vfork();
 
-	pid = vfork();
 	if (pid == 0) {
 		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
 		    filter_call(SYS_rt_sigaction, SECCOMP_RET_KILL_PROCESS) != 0)
 			_exit(2);
-		sigaction(SIGUSR1, &act, NULL);
+		sigaction(SIGUSR1, act, NULL);
 		_exit(3);
 	}
 	ck_assert_int_gt(pid, 0);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
 		      "child status %#x", status);
+}
+
+START_TEST(child_killed_in_sigaction)
+{
+	struct timespec until;
+	int done = 0;
+	pthread_t t;
+	/* A handler: SIG_DFL and SIG_IGN take no lock. */
+	struct sigaction act = { .sa_handler = ignore_signal };
+
+	child_killed_in(&act);
 	ck_assert_int_eq(sigaction(SIGUSR1, &act, NULL), 0);
 	/* And another thread's: the lock is not left held in this thread's
 	 * name either. */
@@ -804,6 +814,41 @@ START_TEST(child_killed_in_sigaction)
 	ck_assert_msg(pthread_timedjoin_np(t, NULL, &until) == 0,
 		      "another thread's sigaction still waits for the child's lock");
 	ck_assert_int_eq(done, 1);
+}
+END_TEST
+
+/*
+ * sigaction to SIG_DFL or SIG_IGN takes no lock and blocks no signal in a
+ * single-threaded process (shim_signal.c, "the fast change"): it keeps a
+ * record of the change in the thread's memory, one deeper per nested
+ * change, at most FAST_MAX (4) deep, past which it takes the slow change
+ * (rt_sigprocmask around a lock).  A vfork child runs on its parent's
+ * thread memory: one killed inside the fast change left the parent's
+ * depth one higher, and after four such children the parent's thread
+ * blocked signals for every later change.  Seen from a fork child in
+ * which rt_sigprocmask kills the process.
+ */
+START_TEST(child_killed_in_fast_sigaction)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	struct rlimit no_core = { 0, 0 };
+	int status;
+	pid_t pid;
+
+	for (int i = 0; i < 5; i++)
+		child_killed_in(&ign);
+	pid = fork();
+	if (pid == 0) {
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_CORE, (long)&no_core, 0, 0, 0) != 0 ||
+		    filter_call(SYS_rt_sigprocmask, SECCOMP_RET_KILL_PROCESS) != 0)
+			_exit(2);
+		_exit(sigaction(SIGUSR1, &ign, NULL) == 0 ? 0 : 3);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "sigaction(SIG_IGN) after the children: status %#x (SIGSYS: it "
+		      "blocked signals)", status);
 }
 END_TEST
 
@@ -828,6 +873,7 @@ int main(void)
 	tcase_add_test(tc, child_mask_not_parent);
 	tcase_add_test(tc, mask_kept);
 	tcase_add_test(tc, child_killed_in_sigaction);
+	tcase_add_test(tc, child_killed_in_fast_sigaction);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }

@@ -104,8 +104,12 @@ extern char **environ;
 #define MAXSIZE   4096
 #define LOGSIZE   (1 << 20)
 
-enum config { CFG_BARE, CFG_TRANSPARENT, CFG_ALL, NCFG };
-static const char *const cfg_name[] = { "bare", "transparent", "all" };
+enum config { CFG_BARE, CFG_TRANSPARENT, CFG_ALL, CFG_RANDOM, CFG_CLOEXEC, NCFG };
+static const char *const cfg_name[] = { "bare", "transparent", "all", "random",
+					"cloexec" };
+/* UFD_MODE=random draws below RANDOM_MAX (UFD_RANDOM_MAX): the sequence
+ * band, under the chosen one, so that the other bands stay as they are. */
+#define RANDOM_MAX C0
 
 /* ---- operations ---- */
 
@@ -113,7 +117,7 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, OP_BADPTR, NOPKIND
+	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, NOPKIND
 };
 
 /* Families, for --without. */
@@ -311,15 +315,15 @@ static void op_print(FILE *f, const struct op *o)
 	hname(r1, sizeof r1, hid(o->id, 1));
 	switch (o->kind) {
 	case OP_OPEN:
-		fprintf(f, "%s = open(\"f%d\", %s%s);", r0, o->a, acc[o->b],
-			o->c ? "|O_CLOEXEC" : "");
+		fprintf(f, "%s = open(\"f%d\", %s%s%s);", r0, o->a, acc[o->b],
+			o->c & 1 ? "|O_CLOEXEC" : "", o->c & 2 ? "|O_CLOFORK" : "");
 		break;
 	case OP_PIPE:
 		fprintf(f, "pipe2({%s, %s}, %s);", r0, r1, o->c ? "O_CLOEXEC" : "0");
 		break;
 	case OP_SOCKETPAIR:
-		fprintf(f, "socketpair(AF_UNIX, SOCK_STREAM%s, 0, {%s, %s});",
-			o->c ? "|SOCK_CLOEXEC" : "", r0, r1);
+		fprintf(f, "socketpair(AF_UNIX, SOCK_STREAM%s%s, 0, {%s, %s});",
+			o->c & 1 ? "|SOCK_CLOEXEC" : "", o->c & 2 ? "|SOCK_CLOFORK" : "", r0, r1);
 		break;
 	case OP_MEMFD:
 		fprintf(f, "%s = memfd_create(\"m\", %s);", r0,
@@ -329,8 +333,10 @@ static void op_print(FILE *f, const struct op *o)
 		fprintf(f, "%s = dup(%s);", r0, a);
 		break;
 	case OP_DUP2: {
-		static const char *const how[] = { "dup2", "dup3", "dup3", "dup3" };
-		static const char *const fl[] = { "", ", 0", ", O_CLOEXEC", ", 0x4 /* bad */" };
+		static const char *const how[] = { "dup2", "dup3", "dup3", "dup3", "dup3",
+						   "dup3" };
+		static const char *const fl[] = { "", ", 0", ", O_CLOEXEC", ", 0x4 /* bad */",
+						  ", O_CLOFORK", ", O_CLOFORK|O_CLOEXEC" };
 		char t[48];
 
 		switch (o->a) {
@@ -354,7 +360,7 @@ static void op_print(FILE *f, const struct op *o)
 		default: snprintf(t, sizeof t, "%d", hostile[o->b]); break;
 		}
 		fprintf(f, "%s = fcntl(%s, %s, %s);", r0, a,
-			o->c ? "F_DUPFD_CLOEXEC" : "F_DUPFD", t);
+			o->c == 2 ? "F_DUPFD_CLOFORK" : o->c ? "F_DUPFD_CLOEXEC" : "F_DUPFD", t);
 		break;
 	}
 	case OP_SETFD:
@@ -403,9 +409,15 @@ static void op_print(FILE *f, const struct op *o)
 		static const char *const what[] = {
 			"open", "dup", "F_DUPFD(3)", "pipe2", "nonseqfd",
 			"dup2(FD_UNSEQ_ALLOC)", "F_DUPFD(SLOT(0))",
+			"",
 		};
-		fprintf(f, "setrlimit(soft %s); %s(%s); setrlimit(back);",
-			o->a ? "highest + 1 + r" : "0", what[o->b], a);
+		if (o->b == 7)
+			fprintf(f, "setrlimit(soft %s); sendmsg(%s, SCM_RIGHTS {%s}); "
+				"recvmsg(its peer, MSG_CMSG_CLOEXEC); setrlimit(back);",
+				o->a ? "highest + 1 + r" : "0", b, a);
+		else
+			fprintf(f, "setrlimit(soft %s); %s(%s); setrlimit(back);",
+				o->a ? "highest + 1 + r" : "0", what[o->b], a);
 		break;
 	}
 	case OP_BACKING:
@@ -416,6 +428,15 @@ static void op_print(FILE *f, const struct op *o)
 		break;
 	case OP_BADPTR:
 		badptr_print(f, o, a, b);
+		break;
+	case OP_REOPEN:
+		fprintf(f, "%s = open(\"%s<number of %s>\", O_RDONLY%s);", r0,
+			o->a ? "/proc/self/fd/" : "/dev/fd/", a, o->c ? "|O_CLOEXEC" : "");
+		break;
+	case OP_PASS:
+		fprintf(f, "sendmsg(%s, SCM_RIGHTS {%s%s%s}); recvmsg(its peer%s) -> {%s%s%s};",
+			b, a, o->a ? ", " : "", o->a ? a : "",
+			o->c ? ", MSG_CMSG_CLOEXEC" : "", r0, o->a ? ", " : "", o->a ? r1 : "");
 		break;
 	}
 }
@@ -527,6 +548,7 @@ static const struct weight weights[] = {
 	{ OP_BADNUM, FAM_HOSTILE, 3 },
 	/* about 3 in a list of 80 */
 	{ OP_BADPTR, FAM_BADPTR, 4 },
+	{ OP_PASS, FAM_BASIC, 3 }, { OP_REOPEN, FAM_BASIC, 3 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -551,11 +573,15 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	o->a = o->b = o->c = 0;
 	switch (o->kind) {
 	case OP_OPEN:
-		o->a = rn(NFILES); o->b = rn(3); o->c = rn(2);
+		/* c: bit 0 O_CLOEXEC, bit 1 O_CLOFORK (ufd's) */
+		o->a = rn(NFILES); o->b = rn(3); o->c = rn(2) | (rn(4) == 0) << 1;
 		gen_add(g, hid(o->id, 0), 0);
 		break;
 	case OP_PIPE: case OP_SOCKETPAIR:
+		/* c: bit 0 close-on-exec, bit 1 SOCK_CLOFORK (ufd's) */
 		o->c = rn(2);
+		if (o->kind == OP_SOCKETPAIR)
+			o->c |= (rn(4) == 0) << 1;
 		gen_add(g, hid(o->id, 0), 0);
 		gen_add(g, hid(o->id, 1), 0);
 		g->sock[hid(o->id, 0)] = g->sock[hid(o->id, 1)] = o->kind == OP_SOCKETPAIR;
@@ -573,7 +599,9 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		while ((o->a == T_SLOT || o->a == T_ALLOC) && !(fams & FAM_VIRTUAL));
 		if (o->a == T_HOSTILE && !(fams & FAM_HOSTILE))
 			o->a = T_CHOSEN;
-		o->c = rn(8) < 5 ? 0 : 1 + rn(3);
+		/* c: dup2, dup3 with 0, O_CLOEXEC, a bad flag, O_CLOFORK,
+		 * O_CLOFORK|O_CLOEXEC */
+		o->c = rn(8) < 5 ? 0 : 1 + rn(5);
 		switch (o->a) {
 		case T_CHOSEN: o->b = rn(NCHOSEN); break;
 		case T_STD: o->b = rn(3); break;
@@ -592,7 +620,8 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		if (o->a == F_HOSTILE && !(fams & FAM_HOSTILE))
 			o->a = F_LOW;
 		o->b = o->a == F_LOW ? rn(12) : o->a == F_HOSTILE ? rn(NHOSTILE) : rn(NVS);
-		o->c = rn(2);
+		/* c: F_DUPFD, F_DUPFD_CLOEXEC, F_DUPFD_CLOFORK (ufd's) */
+		o->c = rn(5) ? rn(2) : 2;
 		gen_add(g, hid(o->id, 0), o->a == F_SLOT || o->a == F_BASE);
 		break;
 	case OP_SETFD:
@@ -635,11 +664,13 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	}
 	case OP_DIP:
 		o->a = rn(2);
-		o->b = rn(7);
-		if (o->b >= 4 && !(fams & FAM_VIRTUAL))
+		o->b = rn(8);
+		if (o->b >= 4 && o->b < 7 && !(fams & FAM_VIRTUAL))
 			o->b = 0;
-		if (o->b >= 4)	/* a virtual one: only at limit 0 (see runner) */
+		if (o->b >= 4 && o->b < 7)	/* a virtual one: only at limit 0 (see runner) */
 			o->a = 0;
+		if (o->b == 7 && (o->h2 = gen_pick_sock(g)) < 0)
+			o->b = 0;
 		break;
 	case OP_BACKING:
 		o->h1 = gen_pick_virt(g);
@@ -649,6 +680,26 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	case OP_BADNUM:
 		o->a = rn(NX - 2);	/* not dup2 onto / F_DUPFD from: see T_ and F_HOSTILE */
 		o->b = rn(NHOSTILE);
+		break;
+	case OP_REOPEN:
+		/* through /dev/fd (a 0) or /proc/self/fd (a 1), O_CLOEXEC if c */
+		o->a = rn(2);
+		o->c = rn(2);
+		gen_add(g, hid(o->id, 0), 0);
+		break;
+	case OP_PASS:
+		/* h1 (twice if a) over socketpair handle h2 to its peer,
+		 * received with MSG_CMSG_CLOEXEC if c; a dup without one */
+		o->h2 = gen_pick_sock(g);
+		o->a = rn(2);
+		o->c = rn(2);
+		if (o->h2 < 0) {
+			o->kind = OP_DUP;
+			o->a = o->c = 0;
+		}
+		gen_add(g, hid(o->id, 0), 0);
+		if (o->kind == OP_PASS && o->a)
+			gen_add(g, hid(o->id, 1), 0);
 		break;
 	case OP_BADPTR:
 		o->a = rn(NB);
@@ -845,7 +896,8 @@ static void set_handle(int h, int num, int obj, int cloexec)
 		R.nh = h + 1;
 	x->num = num;
 	x->obj = obj;
-	x->cloexec = cloexec;
+	/* UFD_CLOEXEC: every new descriptor but 0, 1 and 2 */
+	x->cloexec = cloexec || (R.cfg == CFG_CLOEXEC && num > 2);
 	x->clofork = x->hidden = x->asked_hide = x->bare_gone = 0;
 }
 
@@ -859,7 +911,10 @@ static void kill_handle(int h)
  * Where a descriptor made by a sequence call (open, pipe, dup, F_DUPFD
  * from a low number) must be: the lowest free number from `from` in bare
  * and transparent runs; under UFD_MODE=all a virtual number, unless the
- * kernel's number is 0, 1 or 2 (those stay real).  Checks fd against it.
+ * kernel's number is 0, 1 or 2 (those stay real); under UFD_MODE=random a
+ * free number from `from` (at least 3) below the soft limit and
+ * RANDOM_MAX, or the kernel's own when none is free there.  Checks fd
+ * against it.
  */
 static void check_seq_number(int fd, int from)
 {
@@ -868,6 +923,14 @@ static void check_seq_number(int fd, int from)
 	if (R.cfg == CFG_ALL && want > 2) {
 		if (!is_virtual_num(fd))
 			violation("UFD_MODE=all gave %d, not a virtual descriptor", fd);
+		return;
+	}
+	if (R.cfg == CFG_RANDOM && want > 2 && fd != want) {
+		int top = R.soft < RANDOM_MAX ? R.soft : RANDOM_MAX;
+
+		if (fd < (from > 3 ? from : 3) || fd >= top || holder(fd) >= 0)
+			violation("UFD_MODE=random gave %d, not a free number in [%d, %d)",
+				  fd, from > 3 ? from : 3, top);
 		return;
 	}
 	if (fd != want)
@@ -1158,16 +1221,19 @@ static int sig_busy(int e)
 	return R.ufd && e == EBUSY;
 }
 
-/* Every SIG_FORK_EVERY-th handler forks: the child, still in the
- * handler, makes and closes a descriptor (a virtual one under ufd) and
- * exits; it must neither fail nor hang (ufd's fork handlers from a signal
- * handler that interrupted ufd; see "fork_in_blocker" in
+/* Every SIG_FORK_EVERY-th handler forks, every other time with glibc's
+ * _Fork (no atfork handler of the program's; ufd runs its own): the child,
+ * still in the handler, makes and closes a descriptor (a virtual one under
+ * ufd) and exits; it must neither fail nor hang (ufd's fork handlers from a
+ * signal handler that interrupted ufd; see "fork_in_blocker" in
  * tests/test_fuzz_found.c). */
 #define SIG_FORK_EVERY 16
 
+pid_t _Fork(void);
+
 static void sig_fork(void)
 {
-	pid_t pid = fork();
+	pid_t pid = sig_runs / SIG_FORK_EVERY % 2 ? _Fork() : fork();
 	int st, fd, ok;
 
 	if (pid == 0) {
@@ -1308,12 +1374,15 @@ static void op_open(const struct op *o)
 	int fd;
 
 	snprintf(path, sizeof path, "f%d", o->a);
-	fd = open(path, acc[o->b] | (o->c ? O_CLOEXEC : 0));
+	/* close-on-fork is ufd's: the bare run has no such flag */
+	fd = open(path, acc[o->b] | (o->c & 1 ? O_CLOEXEC : 0) |
+			(o->c & 2 && R.ufd ? O_CLOFORK : 0));
 	logf_("open -> %s\n", res(fd < 0 ? -1 : 0, errno));
 	if (fd < 0)
 		return;
 	check_seq_number(fd, 0);
-	set_handle(hid(o->id, 0), fd, new_object(K_FILE, fd, acc[o->b], o->a), o->c);
+	set_handle(hid(o->id, 0), fd, new_object(K_FILE, fd, acc[o->b], o->a), o->c & 1);
+	R.h[hid(o->id, 0)].clofork = R.ufd && (o->c & 2);
 }
 
 static void op_pair(const struct op *o)
@@ -1321,20 +1390,23 @@ static void op_pair(const struct op *o)
 	int fds[2], r;
 
 	if (o->kind == OP_PIPE)
-		r = pipe2(fds, o->c ? O_CLOEXEC : 0);
+		r = pipe2(fds, o->c & 1 ? O_CLOEXEC : 0);
 	else
-		r = socketpair(AF_UNIX, SOCK_STREAM | (o->c ? SOCK_CLOEXEC : 0), 0, fds);
+		r = socketpair(AF_UNIX, SOCK_STREAM | (o->c & 1 ? SOCK_CLOEXEC : 0) |
+					(o->c & 2 && R.ufd ? SOCK_CLOFORK : 0), 0, fds);
 	logf_("-> %s\n", res(r, errno));
 	if (r < 0)
 		return;
 	check_seq_number(fds[0], 0);
 	set_handle(hid(o->id, 0), fds[0],
 		   new_object(o->kind == OP_PIPE ? K_PIPE_R : K_SOCK, fds[0],
-			      o->kind == OP_PIPE ? O_RDONLY : O_RDWR, -1), o->c);
+			      o->kind == OP_PIPE ? O_RDONLY : O_RDWR, -1), o->c & 1);
+	R.h[hid(o->id, 0)].clofork = R.ufd && (o->c & 2);
 	check_seq_number(fds[1], 0);
 	set_handle(hid(o->id, 1), fds[1],
 		   new_object(o->kind == OP_PIPE ? K_PIPE_W : K_SOCK, fds[1],
-			      o->kind == OP_PIPE ? O_WRONLY : O_RDWR, -1), o->c);
+			      o->kind == OP_PIPE ? O_WRONLY : O_RDWR, -1), o->c & 1);
+	R.h[hid(o->id, 1)].clofork = R.ufd && (o->c & 2);
 }
 
 static void op_memfd(const struct op *o)
@@ -1364,8 +1436,10 @@ static void op_dup(const struct op *o)
  * held. */
 static void op_dup2(const struct op *o)
 {
-	int src = R.h[o->h1].num, target, fd, victim, cloexec = o->c == 2;
-	static const int fl[] = { 0, 0, O_CLOEXEC, 0x4 };
+	int src = R.h[o->h1].num, target, fd, victim, cloexec = o->c == 2 || o->c == 5;
+	/* close-on-fork is ufd's: the bare run has no such flag */
+	int clofork = R.ufd ? O_CLOFORK : 0;
+	const int fl[] = { 0, 0, O_CLOEXEC, 0x4, clofork, clofork | O_CLOEXEC };
 
 	switch (o->a) {
 	case T_CHOSEN: target = C0 + o->b; break;
@@ -1413,11 +1487,16 @@ static void op_dup2(const struct op *o)
 		return;
 	}
 	dup_handle(hid(o->id, 0), o->h1, fd, cloexec);
+	/* UFD_CLOEXEC leaves a dup2 onto a chosen number as it is */
+	if (o->a != T_ALLOC)
+		R.h[hid(o->id, 0)].cloexec = cloexec;
+	R.h[hid(o->id, 0)].clofork = R.ufd && o->c >= 4;
 }
 
 static void op_fdupfd(const struct op *o)
 {
-	int from, fd, cmd = o->c ? F_DUPFD_CLOEXEC : F_DUPFD;
+	int from, fd, cmd = o->c == 1 ? F_DUPFD_CLOEXEC
+			    : o->c == 2 && R.ufd ? F_DUPFD_CLOFORK : F_DUPFD;
 
 	switch (o->a) {
 	case F_LOW: from = o->b; break;
@@ -1436,7 +1515,8 @@ static void op_fdupfd(const struct op *o)
 	else if (fd != lowest_free(from))
 		violation("F_DUPFD from %d gave %d, the lowest free is %d", from, fd,
 			  lowest_free(from));
-	dup_handle(hid(o->id, 0), o->h1, fd, o->c);
+	dup_handle(hid(o->id, 0), o->h1, fd, o->c == 1);
+	R.h[hid(o->id, 0)].clofork = R.ufd && o->c == 2;
 }
 
 static void op_setfd(const struct op *o)
@@ -1706,6 +1786,69 @@ static void op_rlimit(const struct op *o)
 			  sysconf(_SC_OPEN_MAX), R.soft);
 }
 
+/* The other handle of the socketpair that made socket handle h. */
+static int peer_of(int h)
+{
+	return h - (h - 3) % 2 + !((h - 3) % 2);
+}
+
+/* Is socket handle h there with its peer, as the bare run sees them? */
+static int pair_live(int h)
+{
+	return live(h) && live(peer_of(h)) && R.obj[R.h[h].obj].kind == K_SOCK;
+}
+
+/*
+ * SCM_RIGHTS: descriptor fd (n times, 1 or 2) sent with one byte over
+ * socket handle h, received on its peer with rflags.  The results go to
+ * the log if log; the descriptors received to got[].  Returns how many
+ * arrived, or -1 if the message did not.
+ */
+static int pass_rights(int fd, int h, int n, int rflags, int got[2], int log)
+{
+	union {
+		struct cmsghdr align;
+		char bytes[CMSG_SPACE(2 * sizeof(int))];
+	} control;
+	char byte = 'p';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1,
+			      .msg_control = control.bytes };
+	struct cmsghdr *cm;
+	int fds[2] = { fd, fd };
+	ssize_t r;
+
+	memset(&control, 0, sizeof control);
+	msg.msg_controllen = CMSG_SPACE(n * sizeof(int));
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+	r = sendmsg(R.h[h].num, &msg, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (log)
+		logf_("sendmsg -> %s", res(r, errno));
+	if (r != 1)
+		return -1;
+	memset(&control, 0, sizeof control);
+	msg.msg_controllen = sizeof control.bytes;
+	msg.msg_flags = 0;
+	r = recvmsg(R.h[peer_of(h)].num, &msg, MSG_DONTWAIT | rflags);
+	if (log)
+		logf_(", recvmsg -> %s, flags %#x", res(r, errno),
+		      r >= 0 ? msg.msg_flags : 0);
+	if (r != 1)
+		return -1;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (!cm)
+		return 0;
+	if (cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN(n * sizeof(int)))
+		violation("recvmsg: control data of type %d, %zu bytes, not %d descriptors",
+			  cm->cmsg_type, (size_t)cm->cmsg_len, n);
+	memcpy(got, CMSG_DATA(cm), n * sizeof(int));
+	return n;
+}
+
 /* A brief dip of the soft limit: to 0 or to just above the highest real
  * number the program holds; one creating call; back.  A virtual one is
  * tried at 0 only, where ufd promises EMFILE (at a small non-zero limit
@@ -1741,6 +1884,19 @@ static void op_dip(const struct op *o)
 			fd = -1, errno = EMFILE;
 		break;
 	case 6: fd = fcntl(src, F_DUPFD_CLOEXEC, slot_num(0)); break;
+	case 7:
+		/* received: the descriptor, or nothing (the kernel's
+		 * MSG_CTRUNC at its limit) */
+		if (!pair_live(o->h2)) {
+			fd = -1;
+			errno = ESRCH;	/* no socket: the model says so too */
+			break;
+		}
+		/* the log says only "as model": where the model decides,
+		 * the configurations' answers differ */
+		fd = pass_rights(src, o->h2, 1, MSG_CMSG_CLOEXEC, fds, 0) == 1 ? fds[0] : -1;
+		errno = EMFILE;
+		break;
 	}
 	e = errno;
 	/* What the kernel's rule gives at limit `low`: a free number below it,
@@ -1750,9 +1906,11 @@ static void op_dip(const struct op *o)
 	 * bare run's: the model decides and the log says "as model". */
 	int want_err = 0;
 
-	if (o->b == 6)
+	if (o->b == 7 && !pair_live(o->h2))
+		want_err = ESRCH;
+	else if (o->b == 6)
 		want_err = R.ufd ? 0 : EINVAL;
-	else if (o->b >= 4)
+	else if (o->b >= 4 && o->b < 7)
 		want_err = EMFILE;
 	else if (o->b == 2 && low <= 3)
 		want_err = EINVAL;	/* F_DUPFD from at or past the limit */
@@ -2043,6 +2201,51 @@ static void op_badptr(const struct op *o)
 	logf_("%s -> %s\n", b_name[o->a], res(r, errno));
 }
 
+/* SCM_RIGHTS: h1's number (twice if a) sent over socket handle h2,
+ * received on its peer with MSG_CMSG_CLOEXEC if c.  What arrives are new
+ * descriptors of h1's file, numbered as any new one (the sequence rule;
+ * virtual under UFD_MODE=all, random under UFD_MODE=random, close-on-exec
+ * under UFD_CLOEXEC). */
+static void op_pass(const struct op *o)
+{
+	int n = o->a ? 2 : 1, got[2], k;
+
+	if (!pair_live(o->h2)) {
+		logf_("skip: socket gone\n");
+		return;
+	}
+	k = pass_rights(R.h[o->h1].num, o->h2, n, o->c ? MSG_CMSG_CLOEXEC : 0, got, 1);
+	logf_(", %d descriptors\n", k);
+	for (int i = 0; i < k; i++) {
+		check_seq_number(got[i], 0);
+		dup_handle(hid(o->id, i), o->h1, got[i], o->c);
+	}
+}
+
+/* A regular file or memfd handle opened again, read-only, through its
+ * /dev/fd or /proc/self/fd path (under ufd its virtual number's, which ufd
+ * rewrites): a new open file of the same inode and content.  Pipes and
+ * sockets are left out (an open of a pipe's path may block). */
+static void op_reopen(const struct op *o)
+{
+	struct object *ob = &R.obj[R.h[o->h1].obj];
+	char path[64];
+	int fd;
+
+	if (ob->kind != K_FILE && ob->kind != K_MEMFD) {
+		logf_("skip: not a file\n");
+		return;
+	}
+	snprintf(path, sizeof path, "%s%d", o->a ? "/proc/self/fd/" : "/dev/fd/",
+		 R.h[o->h1].num);
+	fd = open(path, O_RDONLY | (o->c ? O_CLOEXEC : 0));
+	logf_("-> %s\n", res(fd < 0 ? -1 : 0, errno));
+	if (fd < 0)
+		return;
+	check_seq_number(fd, 0);
+	set_handle(hid(o->id, 0), fd, new_object(ob->kind, fd, O_RDONLY, ob->content), o->c);
+}
+
 static void run_op(const struct op *o)
 {
 	/* an op on a handle that is gone is skipped, the same way in every
@@ -2053,7 +2256,8 @@ static void run_op(const struct op *o)
 		      o->kind != OP_BADPTR &&
 		      !(o->kind == OP_CLOSE_RANGE && o->a != R_ONE &&
 			o->a != R_INVERTED && o->a != R_BACKING);
-	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ;
+	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ || o->kind == OP_PASS ||
+		      o->kind == OP_REOPEN;
 
 	logf_("%d: ", o->id);
 	if (uses_h1 && !live(o->h1)) {
@@ -2085,6 +2289,8 @@ static void run_op(const struct op *o)
 	case OP_DIP: op_dip(o); break;
 	case OP_BACKING: case OP_BADNUM: op_notmine(o); break;
 	case OP_BADPTR: op_badptr(o); break;
+	case OP_PASS: op_pass(o); break;
+	case OP_REOPEN: op_reopen(o); break;
 	}
 }
 
@@ -2131,8 +2337,10 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 	    mprotect(R.bad + page, (size_t)page, PROT_NONE) != 0)
 		return 2;
 	R.bad += page;
-	R.cfg = strcmp(cfg, "bare") == 0 ? CFG_BARE
-		: strcmp(cfg, "transparent") == 0 ? CFG_TRANSPARENT : CFG_ALL;
+	R.cfg = CFG_BARE;
+	for (int c = 0; c < NCFG; c++)
+		if (!strcmp(cfg, cfg_name[c]))
+			R.cfg = c;
 	run_fams = (unsigned)strtoul(fams, NULL, 0);
 	R.nonseqfd = (int (*)(int, int))dlsym(RTLD_DEFAULT, "nonseqfd");
 	R.backing_fd = (int (*)(int))dlsym(RTLD_DEFAULT, "ufd_backing_fd");
@@ -2257,10 +2465,21 @@ static int run_config(const struct op *ops, int n, int cfg, unsigned fams, char 
 		closefrom(3);
 		unsetenv("LD_PRELOAD");
 		unsetenv("UFD_MODE");
+		unsetenv("UFD_RANDOM_MAX");
+		unsetenv("UFD_CLOEXEC");
 		if (cfg != CFG_BARE)
 			setenv("LD_PRELOAD", preload, 1);
 		if (cfg == CFG_ALL)
 			setenv("UFD_MODE", "all", 1);
+		if (cfg == CFG_RANDOM) {
+			char max[16];
+
+			snprintf(max, sizeof max, "%d", RANDOM_MAX);
+			setenv("UFD_MODE", "random", 1);
+			setenv("UFD_RANDOM_MAX", max, 1);
+		}
+		if (cfg == CFG_CLOEXEC)
+			setenv("UFD_CLOEXEC", "1", 1);
 		/* the soft limit the bands are laid out for; the hard limit
 		 * is left as it is (room above, for the backing descriptors) */
 		if (set_soft(S0) != 0)
@@ -2440,10 +2659,33 @@ static unsigned parse_without(const char *s)
 	return fams | FAM_BASIC;
 }
 
+/* A comma-separated list of configuration names, as a bit set (0 if a
+ * name is unknown). */
+static int parse_configs(const char *s)
+{
+	int cfgs = 0;
+
+	while (*s) {
+		size_t l = strcspn(s, ",");
+		int found = 0;
+
+		for (int c = 0; c < NCFG; c++)
+			if (strlen(cfg_name[c]) == l && !strncmp(s, cfg_name[c], l)) {
+				cfgs |= 1 << c;
+				found = 1;
+			}
+		if (!found)
+			return 0;
+		s += l + (s[l] == ',');
+	}
+	return cfgs;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: fuzz_fds [--seeds A-B] [--ops N] [--config bare,transparent,all|all-configs]\n"
+		"usage: fuzz_fds [--seeds A-B] [--ops N]\n"
+		"                [--config bare,transparent,all,random,cloexec|all-configs]\n"
 		"                [--without FAMILY,...] [--signals] [--no-shrink] [--list] [-v]\n"
 		"families: basic virtual backing rlimit fork exec closerange hostile io badptr\n"
 		"LD_PRELOAD for ufd from --preload PATH or UFD_TEST_PRELOAD\n");
@@ -2476,13 +2718,10 @@ int main(int argc, char **argv)
 			const char *c = argv[++i];
 
 			cfgs = 0;
-			if (!strcmp(c, "all-configs") || strstr(c, "transparent"))
-				cfgs |= 1 << CFG_TRANSPARENT;
-			if (!strcmp(c, "all-configs") || !strcmp(c, "all") ||
-			    strstr(c, ",all") || !strncmp(c, "all,", 4))
-				cfgs |= 1 << CFG_ALL;
-			if (strstr(c, "bare"))
-				cfgs |= 1 << CFG_BARE;
+			if (!strcmp(c, "all-configs"))
+				cfgs = ((1 << NCFG) - 1) & ~(1 << CFG_BARE);
+			else
+				cfgs = parse_configs(c);
 			if (!cfgs)
 				usage();
 		} else if (!strcmp(argv[i], "--without") && i + 1 < argc) {
@@ -2550,9 +2789,11 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	printf("fuzz_fds: seeds %llu-%llu, %d ops each%s, %s%s%s: %d failing, %lds\n",
-	       first, last, nops, signals ? ", with signals" : "", cfgs & 1 << CFG_BARE ? "bare " : "",
-	       cfgs & 1 << CFG_TRANSPARENT ? "transparent " : "",
-	       cfgs & 1 << CFG_ALL ? "all" : "", nfail, (long)(time(NULL) - t0));
+	printf("fuzz_fds: seeds %llu-%llu, %d ops each%s,", first, last, nops,
+	       signals ? ", with signals" : "");
+	for (int cfg = 0; cfg < NCFG; cfg++)
+		if (cfgs & 1 << cfg)
+			printf(" %s", cfg_name[cfg]);
+	printf(": %d failing, %lds\n", nfail, (long)(time(NULL) - t0));
 	return nfail ? 1 : 0;
 }

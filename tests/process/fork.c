@@ -78,13 +78,19 @@ static int fork_child_checks(int src, int stable, int clofork)
 	return 0;
 }
 
+/* glibc's _Fork (2.34): fork without the atfork handlers, which POSIX
+ * still has close the close-on-fork descriptors.  Declared here: only
+ * glibc 2.34's headers do. */
+pid_t _Fork(void);
+
 /*
  * Two threads churn virtual descriptors while the main thread forks 300
- * times.  ufd's fork handlers take the table lock around fork, so each
- * child has a consistent table and a free lock; without them a child whose
- * fork caught a thread inside the lock would hang on its first change.
+ * times with forker.  ufd's fork handlers take the table lock around fork,
+ * so each child has a consistent table and a free lock; without them a
+ * child whose fork caught a thread inside the lock would hang on its first
+ * change.  _Fork runs ufd's handlers too, though not the program's.
  */
-START_TEST(fork_while_threads_churn)
+static void churn_and_fork(pid_t (*forker)(void))
 {
 	int src = temp_file("stable"), stable = api_nonseqfd(src, 0);
 	int clofork = api_nonseqfd(src, NONSEQFD_CLOFORK), before, total = 0;
@@ -97,7 +103,7 @@ START_TEST(fork_while_threads_churn)
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, churn_thread, &c[i]), 0);
 	for (int i = 0; i < 300; i++) {
-		pid_t pid = fork();
+		pid_t pid = forker();
 		int status;
 
 		ck_assert_int_ge(pid, 0);
@@ -122,6 +128,17 @@ START_TEST(fork_while_threads_churn)
 	close(clofork);
 	close(stable);
 	close(src);
+}
+
+START_TEST(fork_while_threads_churn)
+{
+	churn_and_fork(fork);
+}
+END_TEST
+
+START_TEST(_Fork_while_threads_churn)
+{
+	churn_and_fork(_Fork);
 }
 END_TEST
 
@@ -216,6 +233,56 @@ START_TEST(virtual_clofork_closed_in_child_only)
 		ck_assert(is_vfd(closed[i]));
 	check_clofork_fork(closed, n, keep, m);
 	close(fd);
+}
+END_TEST
+
+/*
+ * _Fork runs none of the program's fork handlers, but close-on-fork is
+ * fork's, not theirs: the child has neither the close-on-fork virtual
+ * descriptors nor a marked real one (ufd's own handlers ran in neither,
+ * and the child kept them all); it keeps the others and makes a virtual
+ * descriptor of its own.
+ */
+START_TEST(clofork_closed_by__Fork)
+{
+	int fd = temp_file("f"), closed[2], keep[2], fds[8], status;
+	pid_t pid;
+
+	closed[0] = api_nonseqfd(fd, NONSEQFD_CLOFORK);
+	closed[1] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(closed[1], 0);
+	ck_assert_int_eq(fcntl(closed[1], F_SETFD, FD_CLOFORK), 0);
+	keep[0] = api_nonseqfd(fd, 0);
+	keep[1] = fd;
+	ck_assert(is_vfd(closed[0]) && is_vfd(keep[0]));
+	fds[0] = 2;
+	fds[1] = closed[0];
+	fds[2] = closed[1];
+	fds[3] = api_backing_fd(closed[0]);
+	fds[4] = closed[1];
+	fds[5] = 2;
+	fds[6] = keep[0];
+	fds[7] = keep[1];
+	fflush(NULL);
+	pid = _Fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int r = clofork_child(fds), v;
+
+		if (r == 0) {
+			v = api_nonseqfd(fd, 0);
+			r = is_vfd(v) && close(v) == 0 ? 0 : 100;
+		}
+		_exit(r);
+	}
+	status = wait_bounded(pid, 10000);
+	ck_assert_msg(exited_ok(status), "_Fork child: status %#x (exit %d)", status,
+		      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(fcntl(closed[i], F_GETFD) & FD_CLOFORK, FD_CLOFORK);
+		ck_assert_int_eq(close(closed[i]), 0);
+		ck_assert_int_eq(close(keep[i]), 0);
+	}
 }
 END_TEST
 
@@ -467,7 +534,7 @@ END_TEST
 TCase *forkthreads_case(void)
 {
 	return new_case("forkthreads",
-			TESTS(fork_while_threads_churn), 120);
+			TESTS(fork_while_threads_churn, _Fork_while_threads_churn), 120);
 }
 
 TCase *clofork_case(void)
@@ -475,7 +542,8 @@ TCase *clofork_case(void)
 	return new_case("clofork",
 			TESTS(virtual_clofork_closed_in_child_only,
 			      real_clofork_closed_in_child_only,
-			      clofork_mark_not_inherited_by_reuse), 30);
+			      clofork_mark_not_inherited_by_reuse,
+			      clofork_closed_by__Fork), 30);
 }
 
 TCase *reseed_case(void)
