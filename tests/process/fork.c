@@ -138,6 +138,16 @@ END_TEST
 
 START_TEST(_Fork_while_threads_churn)
 {
+#if defined(__SANITIZE_THREAD__)
+	/* TSan (GCC 12's) does not intercept _Fork: its child keeps the
+	 * runtime's record of the parent's other threads, and ufd's fork
+	 * handlers' writes in it race, for TSan, with those threads' last
+	 * atomic ones (exit 66 in every run).  fork is TSan's own, and
+	 * fork_while_threads_churn runs under it. */
+	fprintf(stderr, "_Fork_while_threads_churn: skipped: TSan does not "
+			"intercept _Fork\n");
+	return;
+#endif
 	churn_and_fork(_Fork);
 }
 END_TEST
