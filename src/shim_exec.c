@@ -30,8 +30,8 @@
 #include <sys/wait.h>
 
 #include "handoff.h"
-#include "random_fd.h"
 #include "log.h"
+#include "random_fd.h"
 #include "report.h"
 #include "sys.h"
 #include "text.h"
