@@ -502,20 +502,22 @@ __attribute__((used)) int ufd_vfork_begin(void);
 __attribute__((used)) int ufd_vfork_begin(void)
 {
 	unsigned long block = VFORK_BLOCKED, mask;
+	int changed;
 
 	/* A vfork that will be a fork pays for no block. */
 	if (!vfd_vfork_allowed())
 		return 0;
 	ufd_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&block, (long)&mask,
 		 sizeof(mask), 0, 0);
+	changed = (mask & block) != block;
 	/* Kept only for a real vfork: a vfork child's own (a fork) must
 	 * leave its parent's alone. */
 	if (vfd_vfork_begin()) {
 		ufd_vfork_mask = mask;
-		ufd_vfork_restore = (mask & block) != block;
+		ufd_vfork_restore = changed;
 		return 1;
 	}
-	if ((mask & block) != block)
+	if (changed)
 		ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&mask, 0,
 			 sizeof(mask), 0, 0);
 	return 0;
