@@ -195,14 +195,6 @@ UFD_EARLY static void trampoline(int sig, siginfo_t *info, void *uc)
 		h(sig, info, uc);
 }
 
-/* Is this a vfork child in its parent's memory (vfd_table.h)?  Written
- * out, not vfd_in_vfork_child: an inline function the compiler leaves out
- * of line would be instrumented. */
-UFD_EARLY static int in_vfork_child(void)
-{
-	return __atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED);
-}
-
 /* Does a new action with handler h and flags need the trampoline?  Not in
  * a vfork child: `handlers` is its parent's, and the child has no virtual
  * descriptor whose si_fd would need it (it cannot make one). */
@@ -211,7 +203,7 @@ UFD_EARLY static int wants_trampoline(int sig, void *h, unsigned long flags)
 	return sig > 0 && sig < _NSIG && sig != SIGKILL && sig != SIGSTOP &&
 	       (flags & SA_SIGINFO) && h != (void *)SIG_DFL &&
 	       h != (void *)SIG_IGN && h != (void *)trampoline &&
-	       !in_vfork_child();
+	       !vfd_in_vfork_child();
 }
 
 /* The program's handler for an old action whose handler is the kernel's
@@ -339,7 +331,7 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 	 * the change would leave the parent's depth one higher.  It needs
 	 * none of them: no change in it installs the trampoline
 	 * (wants_trampoline), so none would fix a record. */
-	int child = in_vfork_child();
+	int child = vfd_in_vfork_child();
 	struct k_sigaction k;
 	long r;
 

@@ -272,14 +272,16 @@ void vfd_fork_child(void);
  * synchronous signal) still sees 0.
  *
  * vfd_in_vfork_child: is the caller a vfork child sharing its parent's
- * memory?  One load; async-signal-safe.
+ * memory?  One load; async-signal-safe.  Always inline: sigaction asks it
+ * before a sanitizer's runtime is ready, from uninstrumented code, which
+ * an out-of-line copy would not be.
  */
 extern int vfd_vfork_child __attribute__((visibility("hidden")));
 int vfd_vfork_allowed(void);
 int vfd_vfork_begin(void);
 void vfd_vfork_end(void);
 
-static inline int vfd_in_vfork_child(void)
+static inline __attribute__((always_inline)) int vfd_in_vfork_child(void)
 {
 	return __builtin_expect(__atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED), 0);
 }
