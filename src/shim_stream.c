@@ -557,6 +557,56 @@ static int stream_closed(int r, int fd)
 	return r;
 }
 
+/*
+ * A double fclose, for the sanitizer.  glibc's fclose sets the stream's
+ * descriptor to -1 and frees the FILE, so a second fclose of it finds no
+ * descriptor to report: the last CLOSED_STREAMS streams closed are kept
+ * here with their descriptors.  A FILE whose memory holds a live stream
+ * again (glibc's magic number in its flags: the heap reused it for a new
+ * stream, which may be one ufd does not see made, such as fmemopen's)
+ * is no double fclose.  Entries are read and written with relaxed
+ * atomics: two threads closing at once may at worst lose a report.
+ */
+#define CLOSED_STREAMS 64
+#define STREAM_MAGIC_MASK 0xFFFF0000U
+#define STREAM_MAGIC 0xFBAD0000U /* glibc's _IO_MAGIC */
+
+static struct {
+	FILE *fp;
+	int fd;
+} closed_streams[CLOSED_STREAMS];
+static unsigned closed_streams_next;
+
+/* The flags word of fp, which may be freed memory (so not instrumented:
+ * the read is the point). */
+__attribute__((no_sanitize("address", "thread")))
+static unsigned stream_flags(FILE *fp)
+{
+	return (unsigned)__atomic_load_n(&fp->_flags, __ATOMIC_RELAXED);
+}
+
+/* fp (descriptor fd) is about to be closed by fclose: remember it. */
+static void stream_closing(FILE *fp, int fd)
+{
+	unsigned i = __atomic_fetch_add(&closed_streams_next, 1, __ATOMIC_RELAXED) %
+		     CLOSED_STREAMS;
+
+	__atomic_store_n(&closed_streams[i].fd, fd, __ATOMIC_RELAXED);
+	__atomic_store_n(&closed_streams[i].fp, fp, __ATOMIC_RELAXED);
+}
+
+/* The descriptor fp had when it was closed, if fp is a stream closed
+ * before and not a live one again; else -1. */
+static int stream_closed_before(FILE *fp)
+{
+	if ((stream_flags(fp) & STREAM_MAGIC_MASK) == STREAM_MAGIC)
+		return -1;
+	for (unsigned i = 0; i < CLOSED_STREAMS; i++)
+		if (__atomic_load_n(&closed_streams[i].fp, __ATOMIC_RELAXED) == fp)
+			return __atomic_load_n(&closed_streams[i].fd, __ATOMIC_RELAXED);
+	return -1;
+}
+
 /* fclose where the test below fails: the virtual descriptor or the mark
  * of the stream's descriptor dropped, UFD_MODE=random told. */
 __attribute__((noinline)) static int fclose_slow(FILE *fp)
@@ -565,6 +615,19 @@ __attribute__((noinline)) static int fclose_slow(FILE *fp)
 	/* fileno fails (EBADF) for streams with no descriptor. */
 	int fd = UFD_REAL(fileno)(fp);
 
+	if (__builtin_expect(ufd_settings.report != NULL, 0)) {
+		int was = stream_closed_before(fp);
+
+		/* A second fclose: reported on the number the stream had,
+		 * which may be another file's now, so nothing of ufd's
+		 * state is changed; glibc's fclose does what it does. */
+		if (was >= 0) {
+			report_ebadf(was, UFD_CALL_fclose);
+			errno = saved;
+			return UFD_REAL(fclose)(fp);
+		}
+		stream_closing(fp, fd >= 0 && vfd_owner(fd) >= 0 ? vfd_owner(fd) : fd);
+	}
 	forget_owner(fd, UFD_CALL_fclose);
 	errno = saved;
 	return stream_closed(UFD_REAL(fclose)(fp), fd);
