@@ -190,6 +190,19 @@ int ufd_path_is_fd_dir(const char *path);
  */
 void ufd_stream_made(FILE *fp, enum ufd_call call);
 
+/*
+ * Streams on virtual descriptors (shim_stream.c): ufd_stream_vfds counts
+ * them (0: none, the only test a close makes).  ufd_stream_holds says
+ * whether a stream holds vfd's backing descriptor; ufd_stream_vfd_close
+ * closes vfd (virtual) and, if a stream still holds its backing
+ * descriptor, keeps that number taken by a placeholder on which every
+ * read and write fails with EBADF, until the stream's fclose.  Returns
+ * 0 or -errno, as vfd_close.  Async-signal-safe.
+ */
+extern int ufd_stream_vfds __attribute__((visibility("hidden")));
+int ufd_stream_holds(int vfd);
+int ufd_stream_vfd_close(int vfd);
+
 /* At start-up: fork handlers for the lock of the listings of
  * /proc/self/fd (shim_stream.c). */
 void ufd_stream_init(void);

@@ -1150,9 +1150,19 @@ static __attribute__((noinline, cold)) int close_reported(int fd)
 	return vfd_in_space(fd) ? vfd_close(fd) : vfd_real_close(fd);
 }
 
+/* A close of a virtual descriptor that a stream holds (shim.h). */
+static __attribute__((noinline, cold)) int close_streamed(int fd)
+{
+	if (REPORTING())
+		report_closing(fd, UFD_CALL_close);
+	return ufd_stream_vfd_close(fd);
+}
+
 __attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd)) {
+		if (__builtin_expect(ufd_stream_vfds != 0, 0) && ufd_stream_holds(fd))
+			return close_streamed(fd);
 		if (REPORTING())
 			return close_reported(fd);
 		return vfd_close_in_space(fd);
@@ -1180,8 +1190,10 @@ UFD_PUBLIC int close(int fd)
 {
 	if (__builtin_expect(vfd_guarded(fd), 0)) {
 		/* A virtual descriptor's common case straight to the table,
-		 * not through ufd_close's tests. */
-		if (vfd_in_space(fd) && !REPORTING())
+		 * not through ufd_close's tests (no reports, no stream on a
+		 * virtual descriptor). */
+		if (vfd_in_space(fd) && !REPORTING() &&
+		    __builtin_expect(ufd_stream_vfds == 0, 1))
 			return ufd_ret(vfd_close_in_space(fd));
 		return ufd_ret(ufd_close(fd));
 	}

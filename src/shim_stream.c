@@ -38,6 +38,142 @@
 #include "text.h"
 #include "vfd_table.h"
 
+/* ---- streams on virtual descriptors closed under them ---- */
+
+/*
+ * A stream on a virtual descriptor is made on its backing descriptor,
+ * which glibc's own calls use.  When the program closes the virtual
+ * descriptor under the stream (fdopen's descriptor closed, then fclose;
+ * close(fileno(f))), the backing number must not be free for the next
+ * virtual descriptor's backing: the stream would read and write that
+ * other file, where ufd promises that a closed number is not handed out
+ * again at once.  So the number is held by a placeholder, an O_PATH
+ * descriptor on which every read and write fails with EBADF as on a
+ * closed descriptor, until the stream's fclose closes it (a double
+ * close, reported when reports are on).
+ *
+ * The table pairs streams' backing descriptors with their virtual ones.
+ * Past STREAM_VFDS streams at once, a stream is not held (closing under
+ * it acts as before).  Its lock is a try-lock: a close that finds it
+ * taken (another thread, or a handler that interrupted this one) closes
+ * as if no stream held the descriptor.
+ */
+#define STREAM_VFDS 256
+
+static struct {
+	int vfd;     /* -1: a free entry */
+	int backing; /* the stream's descriptor */
+	int held;    /* vfd was closed: backing is a placeholder */
+} stream_vfds[STREAM_VFDS];
+int ufd_stream_vfds; /* entries in use: shim.h */
+static int stream_vfds_lock;
+
+static int stream_vfds_trylock(void)
+{
+	return !__atomic_exchange_n(&stream_vfds_lock, 1, __ATOMIC_ACQUIRE);
+}
+
+static void stream_vfds_unlock(void)
+{
+	__atomic_store_n(&stream_vfds_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The index of backing descriptor backing's entry, or -1.  Under the
+ * lock. */
+static int stream_vfd_find(int backing)
+{
+	for (int i = 0; i < STREAM_VFDS; i++)
+		if (stream_vfds[i].vfd >= 0 && stream_vfds[i].backing == backing)
+			return i;
+	return -1;
+}
+
+/* A stream was made on vfd's backing descriptor backing. */
+static void stream_on_vfd(int vfd, int backing)
+{
+	if (!stream_vfds_trylock())
+		return;
+	if (ufd_stream_vfds == 0) /* the table's first use: all free */
+		for (int i = 0; i < STREAM_VFDS; i++)
+			stream_vfds[i].vfd = -1;
+	if (stream_vfd_find(backing) < 0) {
+		for (int i = 0; i < STREAM_VFDS; i++) {
+			if (stream_vfds[i].vfd >= 0)
+				continue;
+			stream_vfds[i].backing = backing;
+			stream_vfds[i].held = 0;
+			__atomic_store_n(&stream_vfds[i].vfd, vfd, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	stream_vfds_unlock();
+}
+
+/*
+ * A stream on real descriptor backing is being closed by fclose: its
+ * entry goes.  Returns the virtual descriptor that was closed under the
+ * stream (the placeholder holds backing), or -1.
+ */
+static int stream_off(int backing)
+{
+	int i, closed = -1;
+
+	if (__atomic_load_n(&ufd_stream_vfds, __ATOMIC_RELAXED) == 0 ||
+	    !stream_vfds_trylock())
+		return -1;
+	i = stream_vfd_find(backing);
+	if (i >= 0) {
+		if (stream_vfds[i].held)
+			closed = stream_vfds[i].vfd;
+		__atomic_store_n(&stream_vfds[i].vfd, -1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+	}
+	stream_vfds_unlock();
+	return closed;
+}
+
+int ufd_stream_holds(int vfd)
+{
+	for (int i = 0; i < STREAM_VFDS; i++)
+		if (__atomic_load_n(&stream_vfds[i].vfd, __ATOMIC_RELAXED) == vfd &&
+		    !__atomic_load_n(&stream_vfds[i].held, __ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
+
+int ufd_stream_vfd_close(int vfd)
+{
+	int i, backing, placeholder;
+
+	if (!stream_vfds_trylock())
+		return vfd_close_in_space(vfd);
+	for (i = 0; i < STREAM_VFDS; i++)
+		if (stream_vfds[i].vfd == vfd && !stream_vfds[i].held)
+			break;
+	if (i == STREAM_VFDS) { /* its stream was closed meanwhile */
+		stream_vfds_unlock();
+		return vfd_close_in_space(vfd);
+	}
+	placeholder = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/",
+				    O_PATH | O_CLOEXEC, 0, 0, 0);
+	backing = vfd_forget(vfd);
+	if (backing >= 0 && placeholder >= 0 &&
+	    ufd_sys3(SYS_dup3, placeholder, backing, O_CLOEXEC) == backing) {
+		stream_vfds[i].held = 1;
+	} else {
+		/* No placeholder (no descriptor left): closed, as before. */
+		if (backing >= 0)
+			ufd_sys_close(backing);
+		__atomic_store_n(&stream_vfds[i].vfd, -1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+	}
+	if (placeholder >= 0)
+		ufd_sys_close(placeholder);
+	stream_vfds_unlock();
+	return backing >= 0 ? 0 : backing;
+}
+
 /* ---- the fopen family ---- */
 
 /* A mode string with 'e' (O_CLOEXEC) added, in buf, under UFD_CLOEXEC;
@@ -80,8 +216,11 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 	backing = vfd_translate(vfd);
 	/* Moved (fd is closed now): the stream goes with it.  Adopted
 	 * where it is (record locks), or left real: nothing to do. */
-	if (vfd != fd && backing != fd)
+	if (vfd != fd && backing != fd) {
 		fp->_fileno = backing;
+		if (vfd_in_space(vfd))
+			stream_on_vfd(vfd, backing);
+	}
 	errno = saved;
 }
 
@@ -491,8 +630,11 @@ UFD_PUBLIC FILE *fdopen(int fd, const char *mode)
 
 	/* glibc applies mode "e" to the backing descriptor's kernel flag;
 	 * close-on-exec of a virtual descriptor is ufd's flag. */
-	if (fp && vfd_in_space(fd) && mode && strchr(mode, 'e'))
-		vfd_set_flags(fd, VFD_CLOEXEC, VFD_CLOEXEC);
+	if (fp && vfd_in_space(fd)) {
+		if (mode && strchr(mode, 'e'))
+			vfd_set_flags(fd, VFD_CLOEXEC, VFD_CLOEXEC);
+		stream_on_vfd(fd, fp->_fileno);
+	}
 	return fp;
 }
 
@@ -611,7 +753,7 @@ static int stream_closed_before(FILE *fp)
  * of the stream's descriptor dropped, UFD_MODE=random told. */
 __attribute__((noinline)) static int fclose_slow(FILE *fp)
 {
-	int saved = errno;
+	int saved = errno, held;
 	/* fileno fails (EBADF) for streams with no descriptor. */
 	int fd = UFD_REAL(fileno)(fp);
 
@@ -627,6 +769,15 @@ __attribute__((noinline)) static int fclose_slow(FILE *fp)
 			return UFD_REAL(fclose)(fp);
 		}
 		stream_closing(fp, fd >= 0 && vfd_owner(fd) >= 0 ? vfd_owner(fd) : fd);
+	}
+	/* Its virtual descriptor closed under it: the placeholder goes
+	 * (glibc closes it), and the close is a second one. */
+	held = fd >= 0 ? stream_off(fd) : -1;
+	if (held >= 0) {
+		if (__builtin_expect(ufd_settings.report != NULL, 0))
+			report_ebadf(held, UFD_CALL_fclose);
+		errno = saved;
+		return UFD_REAL(fclose)(fp);
 	}
 	forget_owner(fd, UFD_CALL_fclose);
 	errno = saved;

@@ -237,6 +237,35 @@ START_TEST(streams_on_virtual_descriptors)
 }
 END_TEST
 
+/* A stream whose virtual descriptor the program closed under it (fdopen,
+ * close, ...): the next virtual descriptor does not get the stream's
+ * backing number, so the stream's late writes fail with EBADF, as on a
+ * closed descriptor, rather than land in the new file; fclose then closes
+ * the placeholder.  Without ufd (or with the number reused), the write
+ * would go into the new file. */
+START_TEST(stream_closed_under_does_not_write_elsewhere)
+{
+	int fd = temp_file(""), v = api_nonseqfd(fd, NONSEQFD_CLOSE), w, b;
+	char buf[16] = { 0 };
+	FILE *fp = fdopen(v, "w");
+
+	ck_assert_ptr_nonnull(fp);
+	b = api_backing_fd(v);
+	ck_assert_int_eq(close(v), 0);
+	w = api_nonseqfd(temp_file(""), NONSEQFD_CLOSE);
+	ck_assert(is_vfd(w));
+	ck_assert_int_ne(api_backing_fd(w), b);
+	ck_assert_int_ge(fputs("late", fp), 0);
+	ck_assert_int_eq(fflush(fp), EOF);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_eq(pread(w, buf, sizeof(buf), 0), 0);
+	fclose(fp);
+	/* The placeholder is gone with the stream. */
+	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD), -1);
+	ck_assert_int_eq(close(w), 0);
+}
+END_TEST
+
 /* freopen on a stream of a virtual descriptor: the stream keeps the
  * virtual number, now on the new file, with the new mode's close-on-exec;
  * the backing descriptor stays close-on-exec for the kernel. */
@@ -522,6 +551,7 @@ TCase *sets_case(void)
 	tcase_add_test(sets, closefrom_spares_backing_descriptors);
 	tcase_add_test(sets, streams_on_virtual_descriptors);
 	tcase_add_test(sets, pclose_drops_clofork_mark);
+	tcase_add_test(sets, stream_closed_under_does_not_write_elsewhere);
 	tcase_add_test(sets, freopen_on_virtual_stream);
 	tcase_add_test(sets, waitid_on_virtual_pidfd);
 	tcase_add_test(sets, record_locks_survive_a_virtual_open);
