@@ -74,4 +74,13 @@ printf "%s\n" "$out" | python3 -c 'import json, sys; r = json.load(sys.stdin)["r
 	fail "--json: no reports: $out"
 out=$(under -- "$bash" -c 'echo clean')
 case $out in *"sanitizer reports of the run under ufd: 0"*) ;; *) fail "reports on a clean run: $out" ;; esac
+# --sanitize: mode random, leaks at exit too, and exit status 23 when the
+# run under ufd reported; a clean run agrees (0).
+out=$(under --sanitize -- "$bash" -c 'exec 3</etc/hostname; exec 3<&-; exec 3<&-; echo done')
+[ $? -eq 23 ] || fail "--sanitize: a double close did not make exit 23: $out"
+case $out in *"UFD_MODE=random"*) ;; *) fail "--sanitize: not mode random: $out" ;; esac
+out=$(under --sanitize -- "$bash" -c 'exec {x}</etc/hostname; echo left open')
+[ $? -eq 23 ] || fail "--sanitize: a leak at exit did not make exit 23: $out"
+case $out in *"exit-leak"*) ;; *) fail "--sanitize: no exit-leak report: $out" ;; esac
+out=$(under --sanitize -- "$bash" -c 'echo clean') || fail "--sanitize, clean run: exit $?: $out"
 echo "PASS: ufd-compare"

@@ -72,4 +72,18 @@ grep -Eq '^==[0-9]+==ERROR: ufd: (use-after-close|double-close): ' "$rdir/report
 	fail "-r: no report in the file: $(cat "$rdir/reports.txt")"
 grep -q '^  closed by close in thread' "$rdir/reports.txt" || fail "-r: no close stack"
 rm -rf "$rdir"
-echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r), -r"
+# --sanitize: random mode, reports on stderr, exit status 23 from a
+# process that reported; a healthy command keeps its status and says
+# nothing; an explicit -m wins, before or after it.
+out=$(under --sanitize "$bash" -c 'exec {x}</etc/hostname; echo $x; exec {x}<&-; exec 3<&-' 2>&1)
+st=$?
+[ "$st" -eq 0 ] || fail "--sanitize, healthy: exit $st: $out"
+[ "$out" -ge 3 ] && [ "$out" -lt 1024 ] || fail "--sanitize, healthy: not mode random, or a report: '$out'"
+out=$(under --sanitize "$bash" -c 'exec 3</etc/hostname; exec 3<&-; exec 3<&-; true' 2>&1)
+st=$?
+[ "$st" -eq 23 ] || fail "--sanitize, a double close: exit $st, not 23"
+case $out in *'ERROR: ufd: '*) ;; *) fail "--sanitize: no report on stderr: $out" ;; esac
+x=$(under -m all --sanitize "$bash" -c 'exec {x}</etc/hostname; echo $x; exec {x}<&-' 2>&1)
+y=$(under --sanitize -m all "$bash" -c 'exec {x}</etc/hostname; echo $x; exec {x}<&-' 2>&1)
+[ "$x" -ge 268435456 ] && [ "$y" -ge 268435456 ] || fail "--sanitize with -m all: '$x', '$y'"
+echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r), -r, --sanitize"
