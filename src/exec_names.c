@@ -15,7 +15,7 @@
 #include "text.h"
 
 /* An argument or variable is looked at in its first STR_MAX - 1 bytes;
- * most are read whole in one system call of HEAD bytes. */
+ * most are read whole in one system call of HEAD bytes at most. */
 #define STR_MAX 4096
 #define HEAD 128
 
@@ -35,37 +35,50 @@ static int is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+/* Bytes from p to the end of its 4 KiB page: a read that stops there
+ * faults nowhere, also where ufd_sys_read_self copies directly (no
+ * process_vm_readv: sys.h). */
+static size_t to_page_end(const void *p)
+{
+	return 4096 - ((uintptr_t)p & 4095);
+}
+
 /*
- * String s into buf (STR_MAX bytes), NUL-terminated: its length, or -1
- * if not even its first byte can be read.  A string longer than buf, or
- * that runs into unreadable memory, is cut before the digits at its
- * end, which may be part of a longer number.
+ * String s into buf (STR_MAX bytes), NUL-terminated, read a page at a
+ * time up to its NUL: its length, or -1 if not even its first byte can
+ * be read.  A string longer than buf, or that runs into unreadable
+ * memory, is cut before the digits at its end, which may be part of a
+ * longer number.
  */
 static long read_str(const char *s, char *buf)
 {
-	size_t head = 4096 - ((uintptr_t)s & 4095);
-	const char *nul;
-	long got;
+	size_t len = 0;
 
-	if (head > HEAD)
-		head = HEAD;
-	got = ufd_sys_read_self(buf, s, head);
-	if (got <= 0)
-		return -1;
-	nul = ufd_find_nul(buf, (size_t)got);
-	if (!nul && (size_t)got == head) {
-		long more = ufd_sys_read_self(buf, s, STR_MAX - 1);
+	while (len < STR_MAX - 1) {
+		size_t ask = to_page_end(s + len);
+		const char *nul;
+		long got;
 
-		if (more > got)
-			got = more;
-		nul = ufd_find_nul(buf, (size_t)got);
+		if (ask > STR_MAX - 1 - len)
+			ask = STR_MAX - 1 - len;
+		if (!len && ask > HEAD)
+			ask = HEAD;
+		got = ufd_sys_read_self(buf + len, s + len, ask);
+		if (got <= 0)
+			break;
+		nul = ufd_find_nul(buf + len, (size_t)got);
+		if (nul)
+			return nul - buf;
+		len += (size_t)got;
+		if ((size_t)got < ask)
+			break;
 	}
-	if (nul)
-		return nul - buf;
-	while (got > 0 && is_digit(buf[got - 1]))
-		got--;
-	buf[got] = 0;
-	return got;
+	if (!len)
+		return -1;
+	while (len > 0 && is_digit(buf[len - 1]))
+		len--;
+	buf[len] = 0;
+	return (long)len;
 }
 
 /* A descriptor number at s: the character after it, or NULL. */
@@ -179,8 +192,15 @@ static void each_string(char *const a[], int (*fn)(const char *, int, void *),
 	int carry = 0;
 
 	for (size_t i = 0; a;) {
-		long got = ufd_sys_read_self(batch, &a[i], sizeof(batch));
-		size_t n = got > 0 ? (size_t)got / sizeof(batch[0]) : 0;
+		size_t ask = to_page_end(&a[i]), n;
+		long got;
+
+		if (ask > sizeof(batch))
+			ask = sizeof(batch);
+		if (ask < sizeof(batch[0])) /* straddles: read whole */
+			ask = sizeof(batch[0]);
+		got = ufd_sys_read_self(batch, &a[i], ask);
+		n = got > 0 ? (size_t)got / sizeof(batch[0]) : 0;
 
 		if (!n)
 			return;

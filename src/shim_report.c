@@ -160,7 +160,9 @@ static int check_ioctl(int fd, unsigned long request, ...)
  * The highest descriptor below nfds and at or past FD_SETSIZE set in one
  * of the three sets (each may be NULL), read without faulting (a set is
  * read down to its first unreadable page, and SET_SCAN_MAX bytes at
- * most), or -1.  Reads only; no lock; async-signal-safe.
+ * most; with process_vm_readv only, never directly: this memory is past
+ * the sets, and may be unmapped), or -1.  Reads only; no lock;
+ * async-signal-safe.
  */
 static int select_highest_wide(int nfds, fd_set *const sets[3])
 {
@@ -184,9 +186,10 @@ static int select_highest_wide(int nfds, fd_set *const sets[3])
 			if (first < lo)
 				first = lo;
 			n = w - first + 1;
-			if (ufd_sys_read_self(buf, (const void *)(base + (uintptr_t)first *
-								   sizeof(__fd_mask)),
-					      (size_t)n * sizeof(__fd_mask)) !=
+			if (ufd_sys_read_self_span(buf,
+						   (const void *)(base + (uintptr_t)first *
+								  sizeof(__fd_mask)),
+						   (size_t)n * sizeof(__fd_mask)) !=
 			    n * (long)sizeof(__fd_mask))
 				break;
 			for (long k = n - 1; k >= 0; k--) {
