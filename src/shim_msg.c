@@ -925,7 +925,7 @@ static int select_backing(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
 			  fd_set *e)
 {
 	if (ufd_settings.report)
-		ufd_report_select_ebadf(call, nfds, r, w, e);
+		ufd_report_select_ebadf(call, nfds, r, w, e, 0);
 	return ufd_ret(-EBADF);
 }
 

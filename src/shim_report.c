@@ -222,7 +222,7 @@ void ufd_report_select_wide(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
 }
 
 void ufd_report_select_ebadf(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
-			     fd_set *e)
+			     fd_set *e, int kernel_read)
 {
 	fd_set *const sets[3] = { r, w, e };
 	__fd_mask all[FD_SETSIZE / __NFDBITS] = { 0 };
@@ -233,11 +233,15 @@ void ufd_report_select_ebadf(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
 	for (int i = 0; i < 3; i++) {
 		__fd_mask set[FD_SETSIZE / __NFDBITS];
 
-		if (sets[i] && words &&
-		    ufd_sys_read_self(set, sets[i], words * sizeof(set[0])) ==
-			    (long)(words * sizeof(set[0])))
-			for (size_t k = 0; k < words; k++)
-				all[k] |= set[k];
+		if (!sets[i] || !words)
+			continue;
+		if (kernel_read)
+			__builtin_memcpy(set, sets[i], words * sizeof(set[0]));
+		else if (ufd_sys_read_self(set, sets[i], words * sizeof(set[0])) !=
+			 (long)(words * sizeof(set[0])))
+			continue;
+		for (size_t k = 0; k < words; k++)
+			all[k] |= set[k];
 	}
 	for (int fd = 0; fd < n; fd++)
 		if ((unsigned long)all[fd / __NFDBITS] >> (fd % __NFDBITS) & 1)
@@ -261,7 +265,7 @@ static int check_select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		ufd_report_select_wide(UFD_CALL_select, nfds, r, w, e);
 	ret = prev_select(nfds, r, w, e, timeout);
 	if (ret < 0 && errno == EBADF) {
-		ufd_report_select_ebadf(UFD_CALL_select, nfds, r, w, e);
+		ufd_report_select_ebadf(UFD_CALL_select, nfds, r, w, e, 1);
 		errno = EBADF;
 	}
 	return ret;
@@ -276,7 +280,7 @@ static int check_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		ufd_report_select_wide(UFD_CALL_pselect, nfds, r, w, e);
 	ret = prev_pselect(nfds, r, w, e, timeout, mask);
 	if (ret < 0 && errno == EBADF) {
-		ufd_report_select_ebadf(UFD_CALL_pselect, nfds, r, w, e);
+		ufd_report_select_ebadf(UFD_CALL_pselect, nfds, r, w, e, 1);
 		errno = EBADF;
 	}
 	return ret;
