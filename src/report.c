@@ -606,7 +606,11 @@ void report_not_owned(int fd, enum ufd_call call, int hidden)
 
 void report_fd_set(int fd, enum ufd_call call)
 {
-	report(REPORT_FD_SET, fd, call, stack_capture(), 0, NULL);
+	/* A virtual descriptor cannot fit in any fd_set: the way out. */
+	report(REPORT_FD_SET, fd, call, stack_capture(), 0,
+	       vfd_in_space(fd) ? "virtual descriptor (UFD_MODE=all; UFD_MODE=random "
+				  "keeps select() working)"
+				: NULL);
 }
 
 /* Call fn(fd) for every number whose record is open. */

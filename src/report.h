@@ -97,8 +97,9 @@ void report_ebadf(int fd, enum ufd_call call);
  * (hidden 1). */
 void report_not_owned(int fd, enum ufd_call call, int hidden);
 
-/* call got fd (a descriptor, or select's nfds) that does not fit in an
- * fd_set (>= FD_SETSIZE). */
+/* call got fd (a descriptor, or select's nfds - 1) that does not fit in
+ * an fd_set (>= FD_SETSIZE); a virtual one's report says that
+ * UFD_MODE=random keeps select working. */
 void report_fd_set(int fd, enum ufd_call call);
 
 /*

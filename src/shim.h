@@ -143,6 +143,24 @@ void ufd_shim_resolve(enum ufd_call call);
 void ufd_report_shim_init(void);
 
 /*
+ * The sanitizer's look at select's and pselect's sets (call), for the
+ * wrappers' refusals (shim_msg.c) and the checking functions; only under
+ * UFD_REPORT.  The sets are read without faulting.
+ * ufd_report_select_wide: nfds past FD_SETSIZE: an fd-set-overflow
+ * report of the highest descriptor set at or past FD_SETSIZE (nfds - 1
+ * if none is).  ufd_report_select_ebadf: the call failed with EBADF: a
+ * use-after-close report of each descriptor in the sets, below nfds and
+ * FD_SETSIZE, that the program closed; kernel_read: the kernel's EBADF,
+ * after it read those bytes of the sets, which are then read directly
+ * (no system call: a seccomp filter may forbid process_vm_readv).  Not
+ * async-signal-safe (reports).
+ */
+void ufd_report_select_wide(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
+			    fd_set *e);
+void ufd_report_select_ebadf(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
+			     fd_set *e, int kernel_read);
+
+/*
  * Paths naming a descriptor: /dev/fd/N, /proc/self/fd/N,
  * /proc/thread-self/fd/N and /proc/<own pid>/fd/N, and the same with
  * fdinfo for fd.  For an open virtual N, the call is made on the path

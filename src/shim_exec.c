@@ -29,6 +29,7 @@
 #include <sys/auxv.h>
 #include <sys/wait.h>
 
+#include "exec_names.h"
 #include "handoff.h"
 #include "log.h"
 #include "random_fd.h"
@@ -429,13 +430,15 @@ static void exec_env_done(struct exec_env *x)
 }
 
 /* Run `call` (an expression using env_) with the new environment made
- * from envp_expr; the common body of the exec wrappers. */
-#define WITH_EXEC_ENV(name, envp_expr, call)                           \
+ * from envp_expr; the common body of the exec wrappers (argv: for the
+ * sanitizer, the descriptors it names). */
+#define WITH_EXEC_ENV(name, argv, envp_expr, call)                     \
 	do {                                                           \
 		struct exec_env x_;                                    \
 		char **env_;                                           \
 		if (__builtin_expect(ufd_settings.report != NULL, 0))  \
-			report_exec(UFD_CALL_##name, NULL, 0, NULL, 0, -1); \
+			report_exec_named(UFD_CALL_##name, (argv), (envp_expr), 1, \
+					  NULL, 0, NULL, 0, -1);       \
 		int r_ = exec_env_make(&x_, (envp_expr), 0,            \
 				       ufd_settings.inherit, &env_);   \
 		if (r_ < 0)                                            \
@@ -649,14 +652,14 @@ UFD_PUBLIC int execve(const char *path, char *const argv[], char *const envp[])
 {
 	UFD_PATH_BEFORE(path);
 
-	WITH_EXEC_ENV(execve, envp, UFD_REAL(execve)(path, argv, env_));
+	WITH_EXEC_ENV(execve, argv, envp, UFD_REAL(execve)(path, argv, env_));
 }
 
 UFD_PUBLIC int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	UFD_PATH_BEFORE(file);
 
-	WITH_EXEC_ENV(execvpe, envp, UFD_REAL(execvpe)(file, argv, env_));
+	WITH_EXEC_ENV(execvpe, argv, envp, UFD_REAL(execvpe)(file, argv, env_));
 }
 
 UFD_PUBLIC int execv(const char *path, char *const argv[])
@@ -672,7 +675,7 @@ UFD_PUBLIC int execvp(const char *file, char *const argv[])
 UFD_PUBLIC int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	fd = vfd_translate(fd);
-	WITH_EXEC_ENV(fexecve, envp, UFD_REAL(fexecve)(fd, argv, env_));
+	WITH_EXEC_ENV(fexecve, argv, envp, UFD_REAL(fexecve)(fd, argv, env_));
 }
 
 UFD_PUBLIC int execveat(int dirfd, const char *path, char *const argv[],
@@ -681,7 +684,7 @@ UFD_PUBLIC int execveat(int dirfd, const char *path, char *const argv[],
 	UFD_PATH_BEFORE(path);
 
 	dirfd = vfd_translate(dirfd);
-	WITH_EXEC_ENV(execveat, envp, UFD_REAL(execveat)(dirfd, path, argv, env_, flags));
+	WITH_EXEC_ENV(execveat, argv, envp, UFD_REAL(execveat)(dirfd, path, argv, env_, flags));
 }
 
 /*
@@ -836,7 +839,7 @@ static int spawn(pid_t *pid, const char *path,
  * Without glibc's known layout of the actions, none is looked at.
  */
 static void spawn_report(const posix_spawn_file_actions_t *actions,
-			 enum ufd_call call)
+			 enum ufd_call call, char *const argv[], char *const envp[])
 {
 	int named[64], closed[64], n_named = 0, n_closed = 0, from = -1;
 	const struct glibc_spawn_action *a;
@@ -853,7 +856,7 @@ static void spawn_report(const posix_spawn_file_actions_t *actions,
 				from = a[i].action.one.fd;
 		}
 	}
-	report_exec(call, named, n_named, closed, n_closed, from);
+	report_exec_named(call, argv, envp, 0, named, n_named, closed, n_closed, from);
 }
 
 UFD_PUBLIC int posix_spawn(pid_t *pid, const char *path,
@@ -862,7 +865,7 @@ UFD_PUBLIC int posix_spawn(pid_t *pid, const char *path,
 			   char *const envp[])
 {
 	if (__builtin_expect(ufd_settings.report != NULL, 0))
-		spawn_report(actions, UFD_CALL_posix_spawn);
+		spawn_report(actions, UFD_CALL_posix_spawn, argv, envp);
 	return spawn(pid, path, actions, attr, argv, envp);
 }
 
@@ -872,7 +875,7 @@ UFD_PUBLIC int posix_spawnp(pid_t *pid, const char *file,
 			    char *const envp[])
 {
 	if (__builtin_expect(ufd_settings.report != NULL, 0))
-		spawn_report(actions, UFD_CALL_posix_spawnp);
+		spawn_report(actions, UFD_CALL_posix_spawnp, argv, envp);
 	WITH_SPAWN_ENV(envp, actions, UFD_REAL(posix_spawnp)(pid, file, actions, attr,
 						    argv, env_));
 }

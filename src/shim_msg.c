@@ -879,10 +879,11 @@ static int select_reaches_virtual(int nfds)
 	return nfds > (int)FD_UNSEQ_BASE;
 }
 
-static int select_refused(enum ufd_call call, int nfds)
+static int select_refused(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
+			  fd_set *e)
 {
 	if (ufd_settings.report)
-		report_fd_set(nfds, call);
+		ufd_report_select_wide(call, nfds, r, w, e);
 	UFD_LOG("refused %s with nfds %d: virtual descriptors do not fit in "
 		"an fd_set (EBADF)", ufd_call_name(call), nfds);
 	return ufd_ret(-EBADF);
@@ -917,13 +918,24 @@ static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
 	return 0;
 }
 
+/* A set names a backing descriptor: EBADF, as for a closed descriptor
+ * (which the number is, to the program: a use after close if it closed
+ * it). */
+static int select_backing(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
+			  fd_set *e)
+{
+	if (ufd_settings.report)
+		ufd_report_select_ebadf(call, nfds, r, w, e, 0);
+	return ufd_ret(-EBADF);
+}
+
 UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {
 	if (select_reaches_virtual(nfds))
-		return select_refused(UFD_CALL_select, nfds);
+		return select_refused(UFD_CALL_select, nfds, r, w, e);
 	if (select_names_backing(nfds, r, w, e))
-		return ufd_ret(-EBADF);
+		return select_backing(UFD_CALL_select, nfds, r, w, e);
 	return UFD_REAL(select)(nfds, r, w, e, timeout);
 }
 
@@ -931,9 +943,9 @@ UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		       const struct timespec *timeout, const sigset_t *mask)
 {
 	if (select_reaches_virtual(nfds))
-		return select_refused(UFD_CALL_pselect, nfds);
+		return select_refused(UFD_CALL_pselect, nfds, r, w, e);
 	if (select_names_backing(nfds, r, w, e))
-		return ufd_ret(-EBADF);
+		return select_backing(UFD_CALL_pselect, nfds, r, w, e);
 	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
 }
 

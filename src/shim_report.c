@@ -149,8 +149,109 @@ static int check_ioctl(int fd, unsigned long request, ...)
 	return r;
 }
 
-/* select and pselect past FD_SETSIZE: reported, then called as asked
- * (glibc's fd_set macros have written past the sets already). */
+/* ---- select, pselect ---- */
+
+/* Bytes of each set read, from nfds down, for the descriptor past
+ * FD_SETSIZE: 64 KiB, half a million descriptors (a virtual one's bit is
+ * the first word read when nfds is that descriptor + 1). */
+#define SET_SCAN_MAX 65536
+
+/*
+ * The highest descriptor below nfds and at or past FD_SETSIZE set in one
+ * of the three sets (each may be NULL), read without faulting (a set is
+ * read down to its first unreadable page, and SET_SCAN_MAX bytes at
+ * most; with process_vm_readv only, never directly: this memory is past
+ * the sets, and may be unmapped), or -1.  Reads only; no lock;
+ * async-signal-safe.
+ */
+static int select_highest_wide(int nfds, fd_set *const sets[3])
+{
+	int best = -1;
+
+	for (int i = 0; i < 3; i++) {
+		uintptr_t base = (uintptr_t)sets[i];
+		long lo = FD_SETSIZE / __NFDBITS, w = ((long)nfds - 1) / __NFDBITS;
+
+		if (!base || nfds <= FD_SETSIZE)
+			continue;
+		if (w - lo > SET_SCAN_MAX / (long)sizeof(__fd_mask))
+			lo = w - SET_SCAN_MAX / (long)sizeof(__fd_mask);
+		/* Down a page at a time: a page is read whole or not at
+		 * all; stop where the last found cannot be beaten. */
+		while (w >= lo && (long)(w + 1) * __NFDBITS - 1 > best) {
+			__fd_mask buf[4096 / sizeof(__fd_mask)];
+			uintptr_t top = base + (uintptr_t)w * sizeof(__fd_mask);
+			long first = w - (long)((top & 4095) / sizeof(__fd_mask)), n;
+
+			if (first < lo)
+				first = lo;
+			n = w - first + 1;
+			if (ufd_sys_read_self_span(buf,
+						   (const void *)(base + (uintptr_t)first *
+								  sizeof(__fd_mask)),
+						   (size_t)n * sizeof(__fd_mask)) !=
+			    n * (long)sizeof(__fd_mask))
+				break;
+			for (long k = n - 1; k >= 0; k--) {
+				unsigned long bits = (unsigned long)buf[k];
+				long fd0 = (first + k) * __NFDBITS;
+
+				if (fd0 + __NFDBITS > nfds) /* bits past nfds */
+					bits &= (1UL << (nfds - fd0)) - 1;
+				if (bits) {
+					long fd = fd0 + 63 - __builtin_clzl(bits);
+
+					if (fd >= FD_SETSIZE && fd > best)
+						best = (int)fd;
+					break;
+				}
+			}
+			w = first - 1;
+		}
+	}
+	return best;
+}
+
+void ufd_report_select_wide(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
+			    fd_set *e)
+{
+	fd_set *const sets[3] = { r, w, e };
+	int fd = select_highest_wide(nfds, sets);
+
+	report_fd_set(fd >= 0 ? fd : nfds - 1, call);
+}
+
+void ufd_report_select_ebadf(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
+			     fd_set *e, int kernel_read)
+{
+	fd_set *const sets[3] = { r, w, e };
+	__fd_mask all[FD_SETSIZE / __NFDBITS] = { 0 };
+	int n = nfds < FD_SETSIZE ? nfds : FD_SETSIZE;
+	size_t words = ((size_t)(n > 0 ? n : 0) + __NFDBITS - 1) / __NFDBITS;
+
+	/* A descriptor in two sets is looked up once. */
+	for (int i = 0; i < 3; i++) {
+		__fd_mask set[FD_SETSIZE / __NFDBITS];
+
+		if (!sets[i] || !words)
+			continue;
+		if (kernel_read)
+			__builtin_memcpy(set, sets[i], words * sizeof(set[0]));
+		else if (ufd_sys_read_self(set, sets[i], words * sizeof(set[0])) !=
+			 (long)(words * sizeof(set[0])))
+			continue;
+		for (size_t k = 0; k < words; k++)
+			all[k] |= set[k];
+	}
+	for (int fd = 0; fd < n; fd++)
+		if ((unsigned long)all[fd / __NFDBITS] >> (fd % __NFDBITS) & 1)
+			report_ebadf(fd, call);
+}
+
+/* Past FD_SETSIZE: reported, then called as asked (glibc's fd_set macros
+ * have written past the sets already).  EBADF: the closed descriptors in
+ * the sets.  (nfds reaching virtual numbers, and sets naming backing
+ * descriptors, are refused before, by the wrappers: shim_msg.c.) */
 static int (*prev_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
 static int (*prev_pselect)(int, fd_set *, fd_set *, fd_set *,
 			   const struct timespec *, const sigset_t *);
@@ -158,17 +259,101 @@ static int (*prev_pselect)(int, fd_set *, fd_set *, fd_set *,
 static int check_select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			struct timeval *timeout)
 {
+	int ret;
+
 	if (nfds > FD_SETSIZE)
-		report_fd_set(nfds, UFD_CALL_select);
-	return prev_select(nfds, r, w, e, timeout);
+		ufd_report_select_wide(UFD_CALL_select, nfds, r, w, e);
+	ret = prev_select(nfds, r, w, e, timeout);
+	if (ret < 0 && errno == EBADF) {
+		ufd_report_select_ebadf(UFD_CALL_select, nfds, r, w, e, 1);
+		errno = EBADF;
+	}
+	return ret;
 }
 
 static int check_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 			 const struct timespec *timeout, const sigset_t *mask)
 {
+	int ret;
+
 	if (nfds > FD_SETSIZE)
-		report_fd_set(nfds, UFD_CALL_pselect);
-	return prev_pselect(nfds, r, w, e, timeout, mask);
+		ufd_report_select_wide(UFD_CALL_pselect, nfds, r, w, e);
+	ret = prev_pselect(nfds, r, w, e, timeout, mask);
+	if (ret < 0 && errno == EBADF) {
+		ufd_report_select_ebadf(UFD_CALL_pselect, nfds, r, w, e, 1);
+		errno = EBADF;
+	}
+	return ret;
+}
+
+/* ---- poll, ppoll ---- */
+
+/*
+ * After a poll that found something: POLLNVAL for a number the program
+ * closed is a use after close (report_ebadf).  Not on the first try of
+ * an array that names an open virtual descriptor: the wrapper makes the
+ * call again on a translated copy (shim_msg.c), looked at here then; the
+ * copy names none.  The kernel has just written the array's revents.
+ */
+static void poll_nval(const struct pollfd *fds, nfds_t n, enum ufd_call call)
+{
+	nfds_t i = 0;
+
+	while (i < n && !(fds[i].revents & POLLNVAL))
+		i++;
+	if (i == n)
+		return;
+	for (nfds_t j = 0; j < n; j++)
+		if (vfd_in_space(fds[j].fd) && vfd_translate(fds[j].fd) != fds[j].fd)
+			return;
+	for (; i < n; i++)
+		if (fds[i].revents & POLLNVAL)
+			report_ebadf(fds[i].fd, call);
+}
+
+static int (*prev_poll)(struct pollfd *, nfds_t, int);
+static int (*prev_ppoll)(struct pollfd *, nfds_t, const struct timespec *,
+			 const sigset_t *);
+static int (*prev___poll_chk)(struct pollfd *, nfds_t, int, size_t);
+static int (*prev___ppoll_chk)(struct pollfd *, nfds_t, const struct timespec *,
+			       const sigset_t *, size_t);
+
+static int check_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	int r = prev_poll(fds, n, timeout);
+
+	if (r > 0)
+		poll_nval(fds, n, UFD_CALL_poll);
+	return r;
+}
+
+static int check_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+		       const sigset_t *mask)
+{
+	int r = prev_ppoll(fds, n, ts, mask);
+
+	if (r > 0)
+		poll_nval(fds, n, UFD_CALL_ppoll);
+	return r;
+}
+
+static int check___poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t len)
+{
+	int r = prev___poll_chk(fds, n, timeout, len);
+
+	if (r > 0)
+		poll_nval(fds, n, UFD_CALL_poll);
+	return r;
+}
+
+static int check___ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+			     const sigset_t *mask, size_t len)
+{
+	int r = prev___ppoll_chk(fds, n, ts, mask, len);
+
+	if (r > 0)
+		poll_nval(fds, n, UFD_CALL_ppoll);
+	return r;
 }
 
 /* glibc's fortified FD_SET, FD_CLR, FD_ISSET: past FD_SETSIZE it aborts,
@@ -220,4 +405,8 @@ void ufd_report_shim_init(void)
 	UFD_REAL_PUT_FRONT(__fdelt_warn, check_fdelt_warn, prev___fdelt_warn);
 	INSTALL(select);
 	INSTALL(pselect);
+	INSTALL(poll);
+	INSTALL(ppoll);
+	INSTALL(__poll_chk);
+	INSTALL(__ppoll_chk);
 }
