@@ -21,7 +21,10 @@ static NOINLINE void on_hangup(int fd)
 
 static NOINLINE int poll_events(struct pollfd *pfd, int n)
 {
-	return poll(pfd, n, 0);
+	int r = poll(pfd, n, 0);
+
+	NO_TAIL();
+	return r;
 }
 
 int main(void)
