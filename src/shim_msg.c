@@ -885,7 +885,7 @@ static int select_refused(enum ufd_call call, int nfds)
 		report_fd_set(nfds, call);
 	UFD_LOG("refused %s with nfds %d: virtual descriptors do not fit in "
 		"an fd_set (EBADF)", ufd_call_name(call), nfds);
-	return ufd_ret(-EBADF);
+	return -EBADF;
 }
 
 /*
@@ -917,23 +917,27 @@ static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
 	return 0;
 }
 
+int ufd_select_check(enum ufd_call call, int nfds, fd_set *r, fd_set *w, fd_set *e)
+{
+	if (select_reaches_virtual(nfds))
+		return select_refused(call, nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return -EBADF;
+	return 0;
+}
+
 UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {
-	if (select_reaches_virtual(nfds))
-		return select_refused(UFD_CALL_select, nfds);
-	if (select_names_backing(nfds, r, w, e))
-		return ufd_ret(-EBADF);
-	return UFD_REAL(select)(nfds, r, w, e, timeout);
+	int err = ufd_select_check(UFD_CALL_select, nfds, r, w, e);
+
+	return err ? ufd_ret(err) : UFD_REAL(select)(nfds, r, w, e, timeout);
 }
 
 UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		       const struct timespec *timeout, const sigset_t *mask)
 {
-	if (select_reaches_virtual(nfds))
-		return select_refused(UFD_CALL_pselect, nfds);
-	if (select_names_backing(nfds, r, w, e))
-		return ufd_ret(-EBADF);
-	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
-}
+	int err = ufd_select_check(UFD_CALL_pselect, nfds, r, w, e);
 
+	return err ? ufd_ret(err) : UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
+}

@@ -2,7 +2,8 @@
 # Description: ufd-compare on real programs: runs that agree (exit 0), a
 # program that relies on small descriptor numbers (exit 1, the difference
 # shown), mode random (select() works; numbers unmasked), usage errors
-# (exit 2), --json, special files left behind, and
+# (exit 2), --json, special files left behind, syscall() by the number of
+# a call newer than the build's headers, and
 # --strace finding a call that reached the kernel with a virtual number.
 # Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
 set -u
@@ -51,6 +52,20 @@ out=$(under -- "$bash" -c 'mkfifo fifo; ln -s nowhere dangling; ln -s fifo link'
 out=$(under -- "$bash" -c 'ln -s "${UFD_MODE:+with}${UFD_MODE:-without}" link')
 [ $? -eq 1 ] || fail "links to different targets: not exit 1"
 case $out in *"differs: file link"*) ;; *) fail "link difference not shown: $out" ;; esac
+
+# syscall() by the kernel's number of a call newer than glibc 2.36's
+# headers: fchmodat2 (452 on x86-64 and aarch64) on a directory
+# descriptor that is virtual in mode all.  The kernel's answer (ENOSYS
+# before Linux 6.6), and the file's mode, as without ufd.
+chmod2='import ctypes, os
+L = ctypes.c_long
+libc = ctypes.CDLL(None, use_errno=True)
+open("f", "w").close()
+os.chmod("f", 0o600)
+d = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+r = libc.syscall(L(452), L(d), ctypes.c_char_p(b"f"), L(0o640), L(0))
+print(r, os.strerror(ctypes.get_errno()) if r else "", oct(os.stat("f").st_mode & 0o777))'
+out=$(under -- python3 -c "$chmod2") || fail "syscall(452) (fchmodat2) on a virtual directory: $out"
 
 if command -v strace >/dev/null; then
 	out=$(under --strace -- "$probe")
