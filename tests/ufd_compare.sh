@@ -5,9 +5,11 @@
 # (exit 2), --json, special files left behind, syscall() by the number of
 # a call newer than the build's headers, and
 # --strace finding a call that reached the kernel with a virtual number.
-# Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
+# Programs libufd.so cannot be loaded into get one line saying so
+# (--strict: not run, exit 2).
+# Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE CC
 set -u
-cmp=$1 bash=$2 probe=$3
+cmp=$1 bash=$2 probe=$3 cc=$4
 . "$(dirname "$0")/lib.sh"
 # The sanitizer build's runtime goes to the second run only (ufd-compare
 # adds libufd.so after what LD_PRELOAD holds).
@@ -89,4 +91,37 @@ printf "%s\n" "$out" | python3 -c 'import json, sys; r = json.load(sys.stdin)["r
 	fail "--json: no reports: $out"
 out=$(under -- "$bash" -c 'echo clean')
 case $out in *"sanitizer reports of the run under ufd: 0"*) ;; *) fail "reports on a clean run: $out" ;; esac
+# Programs libufd.so cannot be loaded into: one line on stderr saying
+# why, then the comparison (both runs without ufd); with --strict, exit 2
+# and nothing run.  None for a dynamic program.
+t=$(mktemp -d) || exit 1
+make_unloadable "$t" "$cc"
+unloadable() { # program, how stderr's line starts after its name
+	err=$(under "$1" 2>&1 >/dev/null)
+	case $err in "ufd-compare: $1 $2"*": libufd.so cannot be loaded into it; both runs are without ufd"*) ;;
+	*) fail "$1: stderr '$err'" ;; esac
+	out=$(under --strict "$1" 2>&1)
+	[ $? -eq 2 ] || fail "--strict $1: not exit 2: $out"
+	case $out in "ufd-compare: $1 $2"*": libufd.so cannot be loaded into it; not run (--strict)") ;;
+	*) fail "--strict $1: output '$out'" ;; esac
+}
+unloadable "$t/elf32" "is a 32-bit program and libufd.so is 64-bit"
+unloadable "$t/foreign" "is built for another machine (ELF machine 40"
+if [ -z "$static_skip" ]; then
+	unloadable "$t/static" "is statically linked (no program interpreter)"
+	out=$(under "$t/static" 2>/dev/null) || fail "the static program's runs: exit $?: $out"
+	case $out in *"without ufd: exit 3; with ufd (UFD_MODE=all): exit 3"*) ;;
+	*) fail "the static program was not compared: $out" ;; esac
+	json=$(under --json "$t/static" 2>/dev/null) || fail "--json on the static program: exit $?"
+	echo "$json" | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(0 if "statically linked" in d["cannot_load"] else 1)' ||
+		fail "--json: no cannot_load: $json"
+	err=$(PATH=$t:$PATH under "$t/static.sh" 2>&1 >/dev/null)
+	case $err in "ufd-compare: $t/static is statically linked"*) ;;
+	*) fail "static interpreter of a script: '$err'" ;; esac
+else
+	echo "$static_skip"
+fi
+err=$(under "$bash" -c true 2>&1 >/dev/null) || fail "a dynamic program: exit $?"
+[ -z "$err" ] || fail "a dynamic program: stderr '$err'"
+rm -rf "$t"
 echo "PASS: ufd-compare"
