@@ -885,7 +885,7 @@ static int select_refused(enum ufd_call call, int nfds)
 		report_fd_set(nfds, call);
 	UFD_LOG("refused %s with nfds %d: virtual descriptors do not fit in "
 		"an fd_set (EBADF)", ufd_call_name(call), nfds);
-	return -EBADF;
+	return ufd_ret(-EBADF);
 }
 
 /*
@@ -917,27 +917,34 @@ static int select_names_backing(int nfds, fd_set *r, fd_set *w, fd_set *e)
 	return 0;
 }
 
+/* select's checks for syscall(SYS_select) and SYS_pselect6 (shim.h); the
+ * wrappers below keep them inline, on their common path. */
 int ufd_select_check(enum ufd_call call, int nfds, fd_set *r, fd_set *w, fd_set *e)
 {
-	if (select_reaches_virtual(nfds))
-		return select_refused(call, nfds);
-	if (select_names_backing(nfds, r, w, e))
+	if (select_reaches_virtual(nfds)) {
+		select_refused(call, nfds);
 		return -EBADF;
-	return 0;
+	}
+	return select_names_backing(nfds, r, w, e) ? -EBADF : 0;
 }
 
 UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {
-	int err = ufd_select_check(UFD_CALL_select, nfds, r, w, e);
-
-	return err ? ufd_ret(err) : UFD_REAL(select)(nfds, r, w, e, timeout);
+	if (select_reaches_virtual(nfds))
+		return select_refused(UFD_CALL_select, nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return ufd_ret(-EBADF);
+	return UFD_REAL(select)(nfds, r, w, e, timeout);
 }
 
 UFD_PUBLIC int pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		       const struct timespec *timeout, const sigset_t *mask)
 {
-	int err = ufd_select_check(UFD_CALL_pselect, nfds, r, w, e);
-
-	return err ? ufd_ret(err) : UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
+	if (select_reaches_virtual(nfds))
+		return select_refused(UFD_CALL_pselect, nfds);
+	if (select_names_backing(nfds, r, w, e))
+		return ufd_ret(-EBADF);
+	return UFD_REAL(pselect)(nfds, r, w, e, timeout, mask);
 }
+

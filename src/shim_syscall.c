@@ -5,6 +5,8 @@
  * to their wrappers, and the descriptors the creating calls make finished
  * as the libc calls' are (newfd.h: UFD_CLOEXEC, the application's
  * RLIMIT_NOFILE, UFD_MODE=all).  Unknown numbers pass through unchanged.
+ * The numbers are the kernel's (syscall_nr.h), not the build's headers':
+ * a call newer than them is translated all the same.
  */
 #include "shim.h"
 
@@ -50,7 +52,7 @@ static unsigned syscall_fd_args(long number)
 	case UFD_NR_unlinkat: case UFD_NR_readlinkat: case UFD_NR_fchmodat:
 	case UFD_NR_faccessat: case UFD_NR_faccessat2: case UFD_NR_utimensat: case UFD_NR_statx:
 	case UFD_NR_name_to_handle_at: case UFD_NR_execveat:
-	/* mounts, modules, message queues, io_uring, landlock, processes */
+	/* mounts, modules, message queues, landlock, processes, caches */
 	case UFD_NR_mount_setattr: case UFD_NR_finit_module: case UFD_NR_mq_timedsend:
 	case UFD_NR_mq_timedreceive: case UFD_NR_mq_notify: case UFD_NR_mq_getsetattr:
 	case UFD_NR_landlock_restrict_self:

@@ -5,7 +5,9 @@
  * syscall() by the kernel's own numbers, as a program with newer headers
  * or a hand-written number would: fchmodat2, cachestat, the *xattrat
  * calls, file_getattr/file_setattr, open_tree_attr, statmount and
- * listmount with a mount namespace descriptor (Linux 6.18), and kcmp.  In
+ * listmount with a mount namespace descriptor (Linux 6.18); and the calls
+ * whose descriptor depends on another argument: kcmp, keyctl's
+ * KEYCTL_WATCH_KEY, prctl's PR_SET_MM_EXE_FILE.  In
  * the VIRTUAL run their descriptors are virtual: the kernel must answer as
  * in the REAL run.  A kernel without a call answers ENOSYS in both runs.
  *
@@ -14,6 +16,8 @@
 #include "diff.h"
 
 #include <linux/kcmp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 
 /* The kernel's numbers (tests/syscalls/): the same on x86-64 and
  * aarch64 from 424 up; glibc 2.36's headers stop at 450. */
@@ -50,6 +54,11 @@ struct mnt_id_req_ {
 	uint64_t mnt_id, param;
 };
 #define LSMT_ROOT_ 0xffffffffffffffffULL
+/* <linux/keyctl.h>, <linux/watch_queue.h> */
+#define KEYCTL_WATCH_KEY_ 32
+#define KEY_SPEC_PROCESS_KEYRING_ (-2)
+#define O_NOTIFICATION_PIPE_ O_EXCL
+#define IOC_WATCH_QUEUE_SET_SIZE_ _IO('W', 0x60)
 #define STATMOUNT_MNT_BASIC_ 2
 
 script_fn script_new_syscalls;
@@ -64,7 +73,7 @@ void script_new_syscalls(struct run *r)
 	struct mnt_id_req_ req = { sizeof(req), 0, LSMT_ROOT_, 0 };
 	uint64_t ids[256], sm[64];
 	char buf[64] = "";
-	int fd, fd2, d, ns, t, bad;
+	int fd, fd2, d, ns, t, bad, q[2];
 	long n;
 
 	make_file(r, "new", "new calls");
@@ -135,6 +144,25 @@ void script_new_syscalls(struct run *r)
 	LOG(r, syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fd, fd));
 	LOG(r, syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fd, fd2) != 0);
 	LOG(r, syscall(SYS_kcmp, getpid(), getpid(), KCMP_FILE, fd, bad));
+
+	/* keyctl(KEYCTL_WATCH_KEY): a notification pipe's descriptor */
+	if (LOG(r, pipe2(q, O_NOTIFICATION_PIPE_)) == 0) {
+		fd_of_pair(r, q);
+		LOG(r, ioctl(q[0], IOC_WATCH_QUEUE_SET_SIZE_, 1));
+		LOG(r, syscall(SYS_keyctl, KEYCTL_WATCH_KEY_, KEY_SPEC_PROCESS_KEYRING_,
+			       q[0], 1));
+		LOG(r, syscall(SYS_keyctl, KEYCTL_WATCH_KEY_, KEY_SPEC_PROCESS_KEYRING_,
+			       bad, 2));
+		LOG(r, close(q[0]));
+		LOG(r, close(q[1]));
+	}
+
+	/* prctl(PR_SET_MM, PR_SET_MM_EXE_FILE): this program's own file
+	 * again (EPERM without CAP_SYS_RESOURCE, in both runs) */
+	t = FD_OF(r, open("/proc/self/exe", O_RDONLY));
+	LOG(r, syscall(SYS_prctl, PR_SET_MM, PR_SET_MM_EXE_FILE, t, 0, 0));
+	LOG(r, syscall(SYS_prctl, PR_SET_MM, PR_SET_MM_EXE_FILE, bad, 0, 0));
+	LOG(r, close(t));
 
 	LOG(r, close(fd));
 	LOG(r, close(fd2));
