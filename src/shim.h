@@ -283,13 +283,21 @@ void ufd_signal_vfork_end(void);
 
 /*
  * syscall(number, a...) for the system calls whose structures hold
- * descriptors and that libc has no function for: SYS_bpf,
- * SYS_io_uring_register, SYS_landlock_add_rule.  The descriptors are
- * translated in copies (never in the caller's memory); a descriptor bpf
- * makes is finished as a new one.  Returns what syscall() returns.
- * shim_sysdata.c.
+ * descriptors and that libc has no function for: bpf, io_uring_register,
+ * landlock_add_rule, statmount and listmount (mnt_id_req's mnt_ns_fd),
+ * kcmp (KCMP_FILE, KCMP_EPOLL_TFD).  The descriptors are translated in
+ * copies (never in the caller's memory); a descriptor bpf makes is
+ * finished as a new one.  Returns what syscall() returns.  shim_sysdata.c.
  */
 long ufd_syscall_inside(long number, long a[6]);
+
+/*
+ * select() and pselect() on sets of nfds descriptors: 0 if the kernel may
+ * be asked, or -EBADF when nfds reaches the virtual descriptors (reported
+ * as call under UFD_REPORT) or a set names a backing descriptor.  Reads
+ * the sets without faulting.  shim_msg.c.
+ */
+int ufd_select_check(enum ufd_call call, int nfds, fd_set *r, fd_set *w, fd_set *e);
 
 /* At start-up, after the table: where libufd.so is, whether children get
  * it (UFD_INHERIT), and the descriptors handed off by the program that

@@ -929,6 +929,22 @@ static int select_backing(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
 	return ufd_ret(-EBADF);
 }
 
+/* select's checks for syscall(SYS_select) and SYS_pselect6 (shim.h); the
+ * wrappers below keep them inline, on their common path. */
+int ufd_select_check(enum ufd_call call, int nfds, fd_set *r, fd_set *w, fd_set *e)
+{
+	/* The two refusals report as the wrappers' do, and give EBADF. */
+	if (select_reaches_virtual(nfds)) {
+		select_refused(call, nfds, r, w, e);
+		return -EBADF;
+	}
+	if (select_names_backing(nfds, r, w, e)) {
+		select_backing(call, nfds, r, w, e);
+		return -EBADF;
+	}
+	return 0;
+}
+
 UFD_PUBLIC int select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 		      struct timeval *timeout)
 {

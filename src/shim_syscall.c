@@ -5,14 +5,18 @@
  * to their wrappers, and the descriptors the creating calls make finished
  * as the libc calls' are (newfd.h: UFD_CLOEXEC, the application's
  * RLIMIT_NOFILE, UFD_MODE=all).  Unknown numbers pass through unchanged.
+ * The numbers are the kernel's (syscall_nr.h), not the build's headers':
+ * a call newer than them is translated all the same.
  */
 #include "shim.h"
 
 #include <linux/perf_event.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
 
 #include "sys.h"
+#include "syscall_nr.h"
 #include "vfd_table.h"
 
 #define A(i) (1U << (i)) /* argument i (from 0) is a descriptor */
@@ -27,67 +31,51 @@
 static unsigned syscall_fd_args(long number)
 {
 	switch (number) {
-	case SYS_read: case SYS_write: case SYS_pread64: case SYS_pwrite64:
-	case SYS_readv: case SYS_writev: case SYS_preadv: case SYS_pwritev:
-	case SYS_preadv2: case SYS_pwritev2: case SYS_lseek: case SYS_fstat:
-	case SYS_fstatfs: case SYS_fsync: case SYS_fdatasync: case SYS_syncfs:
-	case SYS_ftruncate: case SYS_fallocate: case SYS_fadvise64:
-	case SYS_readahead: case SYS_flock: case SYS_fchmod: case SYS_fchown:
-	case SYS_fchdir: case SYS_getdents64: case SYS_sendto: case SYS_recvfrom:
-	case SYS_recvmmsg: case SYS_bind: case SYS_connect:
-	case SYS_listen: case SYS_shutdown:
-	case SYS_getsockname: case SYS_getpeername:
-	case SYS_epoll_pwait: case SYS_epoll_pwait2:
-	case SYS_inotify_add_watch: case SYS_inotify_rm_watch:
-	case SYS_timerfd_settime: case SYS_timerfd_gettime: case SYS_fgetxattr:
-	case SYS_fsetxattr: case SYS_flistxattr: case SYS_fremovexattr:
-	case SYS_sync_file_range: case SYS_vmsplice: case SYS_pidfd_send_signal:
-	case SYS_setns:
+	case UFD_NR_read: case UFD_NR_write: case UFD_NR_pread64: case UFD_NR_pwrite64:
+	case UFD_NR_readv: case UFD_NR_writev: case UFD_NR_preadv: case UFD_NR_pwritev:
+	case UFD_NR_preadv2: case UFD_NR_pwritev2: case UFD_NR_lseek: case UFD_NR_fstat:
+	case UFD_NR_fstatfs: case UFD_NR_fsync: case UFD_NR_fdatasync: case UFD_NR_syncfs:
+	case UFD_NR_ftruncate: case UFD_NR_fallocate: case UFD_NR_fadvise64:
+	case UFD_NR_readahead: case UFD_NR_flock: case UFD_NR_fchmod: case UFD_NR_fchown:
+	case UFD_NR_fchdir: case UFD_NR_getdents64: case UFD_NR_sendto: case UFD_NR_recvfrom:
+	case UFD_NR_recvmmsg: case UFD_NR_bind: case UFD_NR_connect:
+	case UFD_NR_listen: case UFD_NR_shutdown:
+	case UFD_NR_getsockname: case UFD_NR_getpeername:
+	case UFD_NR_epoll_pwait: case UFD_NR_epoll_pwait2:
+	case UFD_NR_inotify_add_watch: case UFD_NR_inotify_rm_watch:
+	case UFD_NR_timerfd_settime: case UFD_NR_timerfd_gettime: case UFD_NR_fgetxattr:
+	case UFD_NR_fsetxattr: case UFD_NR_flistxattr: case UFD_NR_fremovexattr:
+	case UFD_NR_sync_file_range: case UFD_NR_vmsplice: case UFD_NR_pidfd_send_signal:
+	case UFD_NR_setns:
 	/* the *at calls: the directory descriptor first */
-	case SYS_mkdirat: case SYS_mknodat: case SYS_fchownat: case SYS_newfstatat:
-	case SYS_unlinkat: case SYS_readlinkat: case SYS_fchmodat:
-	case SYS_faccessat: case SYS_faccessat2: case SYS_utimensat: case SYS_statx:
-	case SYS_name_to_handle_at: case SYS_execveat:
-	/* mounts, modules, message queues, io_uring, landlock, processes */
-	case SYS_mount_setattr: case SYS_finit_module: case SYS_mq_timedsend:
-	case SYS_mq_timedreceive: case SYS_mq_notify: case SYS_mq_getsetattr:
-	case SYS_io_uring_enter: case SYS_landlock_restrict_self:
-	case SYS_process_madvise: case SYS_process_mrelease:
-#ifdef SYS_quotactl_fd
-	case SYS_quotactl_fd:
-#endif
-#ifdef SYS_cachestat
-	case SYS_cachestat:
-#endif
-#ifdef SYS_fchmodat2
-	case SYS_fchmodat2:
-#endif
-#ifdef SYS_getdents
-	case SYS_getdents:
-#endif
-#ifdef SYS_epoll_wait
-	case SYS_epoll_wait:
-#endif
-#ifdef SYS_futimesat
-	case SYS_futimesat:
+	case UFD_NR_mkdirat: case UFD_NR_mknodat: case UFD_NR_fchownat: case UFD_NR_newfstatat:
+	case UFD_NR_unlinkat: case UFD_NR_readlinkat: case UFD_NR_fchmodat:
+	case UFD_NR_faccessat: case UFD_NR_faccessat2: case UFD_NR_utimensat: case UFD_NR_statx:
+	case UFD_NR_name_to_handle_at: case UFD_NR_execveat:
+	/* mounts, modules, message queues, landlock, processes, caches */
+	case UFD_NR_mount_setattr: case UFD_NR_finit_module: case UFD_NR_mq_timedsend:
+	case UFD_NR_mq_timedreceive: case UFD_NR_mq_notify: case UFD_NR_mq_getsetattr:
+	case UFD_NR_landlock_restrict_self:
+	case UFD_NR_process_madvise: case UFD_NR_process_mrelease:
+	case UFD_NR_quotactl_fd: case UFD_NR_cachestat: case UFD_NR_fchmodat2:
+	/* Linux 6.13 and 6.17: extended attributes and inode flags at a path */
+	case UFD_NR_setxattrat: case UFD_NR_getxattrat: case UFD_NR_listxattrat:
+	case UFD_NR_removexattrat: case UFD_NR_file_getattr: case UFD_NR_file_setattr:
+#ifdef UFD_NR_getdents
+	case UFD_NR_getdents: case UFD_NR_epoll_wait: case UFD_NR_futimesat:
 #endif
 		return A(0);
-	case SYS_symlinkat:
+	case UFD_NR_symlinkat:
 		return A(1);
-	case SYS_mmap:
+	case UFD_NR_mmap:
 		return A(4);
-	case SYS_sendfile: case SYS_tee:
-#ifdef SYS_kexec_file_load
-	case SYS_kexec_file_load:
-#endif
+	case UFD_NR_sendfile: case UFD_NR_tee: case UFD_NR_kexec_file_load:
 		return A(0) | A(1);
-	case SYS_splice: case SYS_copy_file_range: case SYS_epoll_ctl:
-	case SYS_renameat2: case SYS_linkat: case SYS_move_mount:
-#ifdef SYS_renameat
-	case SYS_renameat:
-#endif
+	case UFD_NR_splice: case UFD_NR_copy_file_range: case UFD_NR_epoll_ctl:
+	case UFD_NR_renameat2: case UFD_NR_linkat: case UFD_NR_move_mount:
+	case UFD_NR_renameat:
 		return A(0) | A(2);
-	case SYS_fanotify_mark:
+	case UFD_NR_fanotify_mark:
 		return A(0) | A(3);
 	}
 	return 0;
@@ -110,64 +98,64 @@ struct made_fd {
 static int syscall_made_fd(long number, long a[6], struct made_fd *m)
 {
 	switch (number) {
-	case SYS_eventfd2:
+	case UFD_NR_eventfd2:
 		return MADE(1, EFD_CLOEXEC, eventfd);
-	case SYS_epoll_create1:
+	case UFD_NR_epoll_create1:
 		return MADE(0, EPOLL_CLOEXEC, epoll_create1);
-	case SYS_inotify_init1:
+	case UFD_NR_inotify_init1:
 		return MADE(0, IN_CLOEXEC, inotify_init1);
-	case SYS_timerfd_create:
+	case UFD_NR_timerfd_create:
 		return MADE(1, TFD_CLOEXEC, timerfd_create);
-	case SYS_memfd_create:
+	case UFD_NR_memfd_create:
 		return MADE(1, MFD_CLOEXEC, memfd_create);
-	case SYS_fanotify_init:
+	case UFD_NR_fanotify_init:
 		return MADE(0, FAN_CLOEXEC, fanotify_init);
-	case SYS_pidfd_open: /* always close-on-exec */
+	case UFD_NR_pidfd_open: /* always close-on-exec */
 		return MADE(-1, 0, pidfd_open);
-	case SYS_open_by_handle_at:
+	case UFD_NR_open_by_handle_at:
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(2, O_CLOEXEC, open_by_handle_at);
-	case SYS_userfaultfd:
+	case UFD_NR_userfaultfd:
 		return MADE(0, O_CLOEXEC, syscall);
-	case SYS_memfd_secret:
+	case UFD_NR_memfd_secret:
 		return MADE(0, O_CLOEXEC, syscall);
-	case SYS_perf_event_open:
+	case UFD_NR_perf_event_open:
 		/* the group leader; with PERF_FLAG_PID_CGROUP, pid is the
 		 * cgroup directory's descriptor */
 		a[3] = vfd_translate((int)a[3]);
 		if (a[4] & PERF_FLAG_PID_CGROUP)
 			a[1] = vfd_translate((int)a[1]);
 		return MADE(4, PERF_FLAG_FD_CLOEXEC, syscall);
-	case SYS_fsopen:
+	case UFD_NR_fsopen:
 		return MADE(1, 1 /* FSOPEN_CLOEXEC */, syscall);
-	case SYS_fsmount:
+	case UFD_NR_fsmount:
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(1, 1 /* FSMOUNT_CLOEXEC */, syscall);
-	case SYS_fspick:
+	case UFD_NR_fspick:
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(2, 1 /* FSPICK_CLOEXEC */, syscall);
-	case SYS_open_tree:
+	case UFD_NR_open_tree: case UFD_NR_open_tree_attr:
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(2, O_CLOEXEC /* OPEN_TREE_CLOEXEC */, syscall);
-	case SYS_openat2:
+	case UFD_NR_openat2:
 		/* The close-on-exec flag is inside struct open_how: added in
 		 * a copy (openat2_cloexec). */
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(-1, 0, syscall);
-	case SYS_seccomp:
+	case UFD_NR_seccomp:
 		/* the listener: with it, a positive result is a descriptor
 		 * (the kernel refuses it with TSYNC, whose result is a tid) */
 		return a[0] == SECCOMP_SET_MODE_FILTER &&
 		       (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) &&
 		       MADE(-1, 0, syscall);
-	case SYS_io_uring_setup: /* always close-on-exec */
+	case UFD_NR_io_uring_setup: /* always close-on-exec */
 		return MADE(-1, 0, syscall);
-	case SYS_mq_open: /* always close-on-exec */
+	case UFD_NR_mq_open: /* always close-on-exec */
 		return MADE(-1, 0, syscall);
-	case SYS_landlock_create_ruleset:
+	case UFD_NR_landlock_create_ruleset:
 		/* a descriptor only without flags (else an ABI version) */
 		return (unsigned)a[2] == 0 && MADE(-1, 0, syscall);
-	case SYS_signalfd4:
+	case UFD_NR_signalfd4:
 		/* a new descriptor only for -1 (else the one given back) */
 		return (int)a[0] == -1 && MADE(3, SFD_CLOEXEC, signalfd);
 	}
@@ -228,6 +216,10 @@ static int clone_finishes(uint64_t flags)
 	return (flags & CLONE_PIDFD) && !(flags & CLONE_VM) && !newfd_plain();
 }
 
+/* Newer than the kernel headers ufd may be built with. */
+#define IORING_ENTER_REGISTERED_RING_ (1U << 4)
+#define KEYCTL_WATCH_KEY_ 32
+
 /* The fsconfig commands whose last argument is a descriptor. */
 #define FSCONFIG_SET_PATH_ 3
 #define FSCONFIG_SET_PATH_EMPTY_ 4
@@ -248,90 +240,91 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	va_end(ap);
 
 	switch (number) {
-	case SYS_close:
+	case UFD_NR_close:
 		return close((int)a[0]);
-	case SYS_close_range:
+	case UFD_NR_close_range:
 		return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
-	case SYS_dup:
+	case UFD_NR_dup:
 		return dup((int)a[0]);
-	case SYS_pidfd_getfd:
+	case UFD_NR_pidfd_getfd:
 		return pidfd_getfd((int)a[0], (int)a[1], (unsigned)a[2]);
-	case SYS_dup3:
+	case UFD_NR_dup3:
 		return dup3((int)a[0], (int)a[1], (int)a[2]);
-#ifdef SYS_dup2
-	case SYS_dup2:
+#ifdef UFD_NR_dup2
+	case UFD_NR_dup2:
 		return dup2((int)a[0], (int)a[1]);
 #endif
-	case SYS_fcntl:
+	case UFD_NR_fcntl:
 		return fcntl((int)a[0], (int)a[1], a[2]);
-	case SYS_ioctl:
+	case UFD_NR_ioctl:
 		return ioctl((int)a[0], (unsigned long)a[1], a[2]);
-	case SYS_openat:
+	case UFD_NR_openat:
 		return openat((int)a[0], (const char *)a[1], (int)a[2], (mode_t)a[3]);
-#ifdef SYS_open
-	case SYS_open:
+#ifdef UFD_NR_open
+	case UFD_NR_open:
 		return open((const char *)a[0], (int)a[1], (mode_t)a[2]);
 #endif
 	/* Calls that make descriptors and take ufd's flags (SOCK_UNSEQ,
 	 * O_CLOFORK...), make two, or have a flagged successor that
 	 * UFD_CLOEXEC switches to: their wrappers. */
-	case SYS_socket:
+	case UFD_NR_socket:
 		return socket((int)a[0], (int)a[1], (int)a[2]);
-	case SYS_socketpair:
+	case UFD_NR_socketpair:
 		return socketpair((int)a[0], (int)a[1], (int)a[2], (int *)a[3]);
-	case SYS_accept:
+	case UFD_NR_accept:
 		return accept((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2]);
-	case SYS_accept4:
+	case UFD_NR_accept4:
 		return accept4((int)a[0], (struct sockaddr *)a[1], (socklen_t *)a[2],
 			       (int)a[3]);
-	case SYS_pipe2:
+	case UFD_NR_pipe2:
 		return pipe2((int *)a[0], (int)a[1]);
-#ifdef SYS_pipe
-	case SYS_pipe:
+#ifdef UFD_NR_pipe
+	case UFD_NR_pipe:
 		return pipe((int *)a[0]);
 #endif
-#ifdef SYS_creat
-	case SYS_creat:
+#ifdef UFD_NR_creat
+	case UFD_NR_creat:
 		return creat((const char *)a[0], (mode_t)a[1]);
 #endif
-#ifdef SYS_epoll_create
-	case SYS_epoll_create:
+#ifdef UFD_NR_epoll_create
+	case UFD_NR_epoll_create:
 		return epoll_create((int)a[0]);
 #endif
-#ifdef SYS_inotify_init
-	case SYS_inotify_init:
+#ifdef UFD_NR_inotify_init
+	case UFD_NR_inotify_init:
 		return inotify_init();
 #endif
-#ifdef SYS_eventfd
-	case SYS_eventfd: /* is eventfd2(count, 0) */
-		number = SYS_eventfd2;
+#ifdef UFD_NR_eventfd
+	case UFD_NR_eventfd: /* is eventfd2(count, 0) */
+		number = UFD_NR_eventfd2;
 		a[1] = 0;
 		break;
 #endif
-#ifdef SYS_signalfd
-	case SYS_signalfd: /* is signalfd4(fd, mask, size, 0) */
-		number = SYS_signalfd4;
+#ifdef UFD_NR_signalfd
+	case UFD_NR_signalfd: /* is signalfd4(fd, mask, size, 0) */
+		number = UFD_NR_signalfd4;
 		a[3] = 0;
 		break;
 #endif
 	/* Descriptors inside data: SCM_RIGHTS, SO_PEERPIDFD, SO_ATTACH_BPF. */
-	case SYS_recvmsg:
+	case UFD_NR_recvmsg:
 		return recvmsg((int)a[0], (struct msghdr *)a[1], (int)a[2]);
 #ifdef __LP64__
-	case SYS_recvmmsg:
+	case UFD_NR_recvmmsg:
 		return recvmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2],
 				(int)a[3], (struct timespec *)a[4]);
 #endif
-	case SYS_getsockopt:
+	case UFD_NR_getsockopt:
 		return getsockopt((int)a[0], (int)a[1], (int)a[2], (void *)a[3],
 				  (socklen_t *)a[4]);
-	case SYS_setsockopt:
+	case UFD_NR_setsockopt:
 		return setsockopt((int)a[0], (int)a[1], (int)a[2], (const void *)a[3],
 				  (socklen_t)a[4]);
 	/* Descriptors inside structures (shim_sysdata.c). */
-	case SYS_bpf: case SYS_io_uring_register: case SYS_landlock_add_rule:
+	case UFD_NR_bpf: case UFD_NR_io_uring_register: case UFD_NR_landlock_add_rule:
+	case UFD_NR_statmount: case UFD_NR_listmount: case UFD_NR_kcmp:
 		return ufd_syscall_inside(number, a);
-	case SYS_fsconfig:
+	case UFD_NR_fsconfig:
 		a[0] = vfd_translate((int)a[0]);
 		if ((int)a[1] == FSCONFIG_SET_FD_ || (int)a[1] == FSCONFIG_SET_PATH_ ||
 		    (int)a[1] == FSCONFIG_SET_PATH_EMPTY_)
@@ -340,7 +333,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	}
 
 	switch (number) {
-	case SYS_signalfd4: {
+	case UFD_NR_signalfd4: {
 		if ((int)a[0] == -1)
 			break; /* makes one: below */
 		/* As signalfd(): the virtual descriptor given comes back. */
@@ -353,12 +346,12 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			ufd_signalfd_made((int)r);
 		return r;
 	}
-	case SYS_rt_sigaction:
+	case UFD_NR_rt_sigaction:
 		/* As sigaction(): SA_SIGINFO handlers see the program's si_fd. */
 		return ufd_ret((int)ufd_rt_sigaction((int)a[0], (const void *)a[1],
 						     (void *)a[2],
 						     (unsigned long)a[3]));
-	case SYS_rt_sigtimedwait: {
+	case UFD_NR_rt_sigtimedwait: {
 		/* As sigtimedwait(): si_fd the virtual descriptor. */
 		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3]);
 
@@ -366,16 +359,43 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			ufd_siginfo_fix((int)r, (siginfo_t *)a[1]);
 		return r;
 	}
-	case SYS_waitid:
+	case UFD_NR_waitid:
 		if (a[0] == P_PIDFD)
 			a[1] = vfd_translate((int)a[1]);
 		return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+	/* Calls whose descriptor argument depends on another argument. */
+	case UFD_NR_io_uring_enter: /* else a registered ring's index */
+		if (!((unsigned)a[3] & IORING_ENTER_REGISTERED_RING_))
+			a[0] = vfd_translate((int)a[0]);
+		break;
+	case UFD_NR_keyctl: /* keyctl(KEYCTL_WATCH_KEY, key, queue, id) */
+		if ((int)a[0] == KEYCTL_WATCH_KEY_)
+			a[2] = vfd_translate((int)a[2]);
+		break;
+	case UFD_NR_prctl: /* prctl(PR_SET_MM, PR_SET_MM_EXE_FILE, fd) */
+		if ((int)a[0] == PR_SET_MM && a[1] == PR_SET_MM_EXE_FILE)
+			a[2] = vfd_translate((int)a[2]);
+		break;
+	/* Descriptor sets: refused as select() refuses them (shim_msg.c). */
+#ifdef UFD_NR_select
+	case UFD_NR_select:
+#endif
+	case UFD_NR_pselect6: {
+		int r = ufd_select_check(number == UFD_NR_pselect6 ? UFD_CALL_pselect
+								  : UFD_CALL_select,
+					 (int)a[0], (fd_set *)a[1], (fd_set *)a[2],
+					 (fd_set *)a[3]);
+
+		if (r)
+			return ufd_ret(r);
+		break;
+	}
 	/* The application's view of its descriptor limit (shim_limits.c). */
-	case SYS_prlimit64:
+	case UFD_NR_prlimit64:
 		return prlimit64((pid_t)a[0], (__rlimit_resource_t)a[1],
 				 (const struct rlimit64 *)a[2], (struct rlimit64 *)a[3]);
-#ifdef SYS_getrlimit
-	case SYS_getrlimit: {
+#ifdef UFD_NR_getrlimit
+	case UFD_NR_getrlimit: {
 		long r = UFD_REAL(syscall)(number, a[0], a[1]);
 		unsigned shown = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
 
@@ -384,22 +404,22 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			((struct rlimit *)a[1])->rlim_cur = shown;
 		return r;
 	}
-	case SYS_setrlimit:
+	case UFD_NR_setrlimit:
 		return setrlimit((__rlimit_resource_t)a[0], (const struct rlimit *)a[1]);
 #endif
-	case SYS_sendmsg:
+	case UFD_NR_sendmsg:
 		return sendmsg((int)a[0], (const struct msghdr *)a[1], (int)a[2]);
-	case SYS_sendmmsg:
+	case UFD_NR_sendmmsg:
 		return sendmmsg((int)a[0], (struct mmsghdr *)a[1], (unsigned)a[2],
 				(int)a[3]);
-	case SYS_ppoll:
+	case UFD_NR_ppoll:
 		return ppoll((struct pollfd *)a[0], (nfds_t)a[1],
 			     (const struct timespec *)a[2], (const sigset_t *)a[3]);
-#ifdef SYS_poll
-	case SYS_poll:
+#ifdef UFD_NR_poll
+	case UFD_NR_poll:
 		return poll((struct pollfd *)a[0], (nfds_t)a[1], (int)a[2]);
 #endif
-	case SYS_clone3: {
+	case UFD_NR_clone3: {
 		uint64_t head[2]; /* flags, pidfd */
 		long r;
 
@@ -412,7 +432,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			clone_pidfd((long)head[1]);
 		return r;
 	}
-	case SYS_clone: {
+	case UFD_NR_clone: {
 		long r;
 
 		if (!clone_finishes((uint64_t)a[0]))
@@ -431,13 +451,13 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		if (m.flag_arg >= 0 && ufd_settings.cloexec && !(a[m.flag_arg] & m.flag)) {
 			a[m.flag_arg] |= m.flag;
 			added = 1;
-		} else if (number == SYS_openat2) {
+		} else if (number == UFD_NR_openat2) {
 			added = openat2_cloexec(a, how);
 		}
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (r >= 0 && !newfd_plain())
 			r = ufd_ret_new_fd((int)r, added, m.call);
-		if (r >= 0 && number == SYS_signalfd4)
+		if (r >= 0 && number == UFD_NR_signalfd4)
 			ufd_signalfd_made((int)r);
 		return r;
 	}
@@ -445,7 +465,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 	for (int i = 0; fds; i++, fds >>= 1)
 		if (fds & 1)
 			a[i] = vfd_translate((int)a[i]);
-	if (number == SYS_read) {
+	if (number == UFD_NR_read) {
 		long r = UFD_REAL(syscall)(number, a[0], a[1], a[2]);
 
 		ufd_signalfd_read((int)a[0], (void *)a[1], r);

@@ -3,7 +3,8 @@
  * shim_sysdata.c - descriptors inside the structures of system calls that
  * libc has no function for, made through syscall(): bpf's union
  * bpf_attr, io_uring_register's arrays and eventfd, landlock_add_rule's
- * struct landlock_path_beneath_attr.
+ * struct landlock_path_beneath_attr, statmount's and listmount's struct
+ * mnt_id_req, kcmp's descriptors of this process.
  *
  * The kernel reads these structures itself, so a virtual descriptor in
  * them must become its backing descriptor first.  The caller's memory is
@@ -30,6 +31,7 @@
 #include <string.h>
 
 #include "sys.h"
+#include "syscall_nr.h"
 #include "vfd_table.h"
 
 /* Newer than the kernel headers ufd may be built with. */
@@ -176,7 +178,7 @@ static long bpf_call(long a[6])
 
 	if (!c.n) /* nothing translated: the caller's own structure */
 		copied = back = 0;
-	r = UFD_REAL(syscall)(SYS_bpf, a[0], copied ? (long)buf : a[1], a[2]);
+	r = UFD_REAL(syscall)(UFD_NR_bpf, a[0], copied ? (long)buf : a[1], a[2]);
 	if (back) {
 		/* what the kernel wrote, with the caller's own numbers */
 		for (int i = 0; i < c.n; i++)
@@ -285,7 +287,7 @@ static long uring_register(long a[6])
 			a[2] = (long)c.buf;
 		}
 	}
-	r = UFD_REAL(syscall)(SYS_io_uring_register, a[0], a[1], a[2], a[3]);
+	r = UFD_REAL(syscall)(UFD_NR_io_uring_register, a[0], a[1], a[2], a[3]);
 	if (mapped)
 		ufd_sys_munmap(fds, mapped);
 	return r;
@@ -305,18 +307,82 @@ static long landlock_rule(long a[6])
 		if (c.n)
 			a[2] = (long)&attr;
 	}
-	return UFD_REAL(syscall)(SYS_landlock_add_rule, a[0], a[1], a[2], a[3]);
+	return UFD_REAL(syscall)(UFD_NR_landlock_add_rule, a[0], a[1], a[2], a[3]);
+}
+
+/* ---- statmount, listmount ---- */
+
+/*
+ * struct mnt_id_req: size, then (Linux 6.18) mnt_ns_fd, a descriptor of
+ * the mount namespace to look in; 0 is none (the field was spare before),
+ * so 0 is never translated.
+ */
+#define MNT_ID_REQ_MAX 64
+#define MNT_NS_FD_AT 4
+
+static long mount_req(long number, long a[6])
+{
+	unsigned char buf[MNT_ID_REQ_MAX];
+	struct copy c = { .buf = buf };
+	uint32_t size;
+
+	if (vfd_any() && !ufd_unmapped((void *)a[0]) &&
+	    ufd_sys_read_self(&size, (void *)a[0], sizeof(size)) == sizeof(size) &&
+	    copy_in(&c, (void *)a[0], size, sizeof(buf)) && u32_at(&c, MNT_NS_FD_AT)) {
+		fd_at(&c, MNT_NS_FD_AT);
+		if (c.n)
+			a[0] = (long)buf;
+	}
+	return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3]);
+}
+
+/* ---- kcmp ---- */
+
+#define KCMP_FILE_ 0
+#define KCMP_EPOLL_TFD_ 7
+
+/*
+ * kcmp(pid1, pid2, type, idx1, idx2): with KCMP_FILE both indexes are
+ * descriptors, of pid1 and of pid2; with KCMP_EPOLL_TFD idx1 is pid1's
+ * epoll descriptor and idx2 points to a struct kcmp_epoll_slot (efd, tfd,
+ * toff) of pid2's.  Translated where the process named is this one: the
+ * numbers of another process are not ufd's to read.
+ */
+static long kcmp_call(long a[6])
+{
+	long self = ufd_sys_getpid();
+	uint32_t slot[3];
+	struct copy c = { .buf = (unsigned char *)slot };
+
+	if (a[2] == KCMP_FILE_ || a[2] == KCMP_EPOLL_TFD_) {
+		if (a[0] == self)
+			a[3] = vfd_translate((int)a[3]);
+		if (a[1] == self && a[2] == KCMP_FILE_)
+			a[4] = vfd_translate((int)a[4]);
+		if (a[1] == self && a[2] == KCMP_EPOLL_TFD_ &&
+		    copy_in(&c, (void *)a[4], sizeof(slot), sizeof(slot))) {
+			fd_at(&c, 0);
+			fd_at(&c, 4);
+			if (c.n)
+				a[4] = (long)slot;
+		}
+	}
+	return UFD_REAL(syscall)(UFD_NR_kcmp, a[0], a[1], a[2], a[3], a[4]);
 }
 
 long ufd_syscall_inside(long number, long a[6])
 {
 	switch (number) {
-	case SYS_bpf:
+	case UFD_NR_bpf:
 		return bpf_call(a);
-	case SYS_io_uring_register:
+	case UFD_NR_io_uring_register:
 		return uring_register(a);
-	case SYS_landlock_add_rule:
+	case UFD_NR_landlock_add_rule:
 		return landlock_rule(a);
+	case UFD_NR_statmount: case UFD_NR_listmount:
+		return mount_req(number, a);
+	case UFD_NR_kcmp:
+		return kcmp_call(a);
 	}
 	return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }

@@ -9,8 +9,10 @@ against calls.def.
 A function is listed when libc.so.6 exports it (nm -D, any public version)
 and either a prototype in the installed headers (INCLUDE_DIR, default
 /usr/include, and its subdirectories) has a parameter named as glibc names
-descriptors (__fd, __fildes, __dfd, __newfd, __sockfd, __mqdes, ...), or
-it is in RETURNS below (it returns a new descriptor).  Each must be a row
+descriptors (__fd, __fildes, __dfd, __newfd, __sockfd, __mqdes, ...),
+also through a pointer or an array (int *__pidfd, int __pipedes[2]: it
+returns one there), or it is in RETURNS below (it returns a new
+descriptor).  Each must be a row
 of calls.def or a line of NOT_NEEDED ("name  reason": why it needs
 nothing).  glibc's internal calls are not interposable, so "it calls an
 interposed function" is no reason: only a function that never sees a
@@ -26,12 +28,16 @@ import subprocess
 import sys
 
 # Parameter names glibc's headers give descriptors: int, unsigned int or
-# mqd_t, named one of these.
+# mqd_t, named one of these; also through a pointer or an array (int
+# *__pidfd, int __pipedes[2]), where a function returns a descriptor, as
+# glibc 2.39's pidfd_spawn does.
 FD_PARAM = re.compile(
-    r"(?:^|[(,])\s*(?:const\s+)?(?:(?:unsigned\s+)?int|mqd_t)\s+"
+    r"(?:^|[(,])\s*(?:const\s+)?(?:(?:unsigned\s+)?int|mqd_t)\s*"
+    r"(?:(\*)\s*(?:__restrict\s+|restrict\s+)?|\s)"
     r"(__(?:fd\d?|fildes|dfd|\w+_dfd|dirfd|epfd|ufd|out_fd|in_fd|fdout|fdin|"
     r"tofd|fromfd|sockfd|pipedes|pidfd|pid_fd|oldfd|newfd|targetfd|tcfd|"
-    r"outfd|infd|mountdirfd|lowfd|fanotify_fd|mqdes|fds|from|tty|s))\b")
+    r"outfd|infd|mountdirfd|lowfd|fanotify_fd|mqdes|fds|from|tty|s|"
+    r"amaster|aslave))\b")
 
 # Functions that return a new descriptor (or write one into an array),
 # whatever their parameters are called: maintained by hand.
@@ -55,7 +61,8 @@ def skip(why):
 
 
 def header_functions(include):
-    """{name: header} for every prototype with a descriptor parameter."""
+    """{name: what it does (header)} for every prototype with a descriptor
+    parameter."""
     found = {}
     for root, _, files in os.walk(include):
         for f in files:
@@ -72,8 +79,12 @@ def header_functions(include):
             text = re.sub(r"\b__REDIRECT\w*\s*\(\s*(\w+)\s*,\s*\(", r"\1 (", text)
             text = re.sub(r"\b__NTH\s*\(", "(", text)
             for m in re.finditer(r"\b([A-Za-z_]\w*)\s*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", text):
-                if FD_PARAM.search(m.group(2)):
-                    found.setdefault(m.group(1), os.path.relpath(path, include))
+                fd = FD_PARAM.search(m.group(2))
+                if fd:
+                    what = ("returns a descriptor through a pointer" if fd.group(1)
+                            else "takes a descriptor")
+                    found.setdefault(m.group(1),
+                                     f"{what} ({os.path.relpath(path, include)})")
     return found
 
 
@@ -123,7 +134,7 @@ def main():
 
     libc_names = exported(libc)
     headers = header_functions(include)
-    audited = {n: f"takes a descriptor ({h})" for n, h in headers.items() if n in libc_names}
+    audited = {n: h for n, h in headers.items() if n in libc_names}
     for n in RETURNS:
         if n in libc_names:
             audited.setdefault(n, "returns a descriptor")

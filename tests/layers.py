@@ -26,7 +26,7 @@ import sys
 LAYERS = [
     ("base", "raw system calls, text, settings, the log, the list of calls, "
      "the look-up of the real functions",
-     ["sys.h", "text.h", "procfs.h", "procfs.c", "settings.h", "settings.c",
+     ["sys.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "settings.h", "settings.c",
       "log.h", "log.c", "calls.def", "calls.h", "calls.c", "symbols.h",
       "symbols.c", "stack.h", "stack.c", "ufd.h"]),
     ("fdmap", "the descriptor map and the reverse map, pure data structures",

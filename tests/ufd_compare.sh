@@ -2,11 +2,14 @@
 # Description: ufd-compare on real programs: runs that agree (exit 0), a
 # program that relies on small descriptor numbers (exit 1, the difference
 # shown), mode random (select() works; numbers unmasked), usage errors
-# (exit 2), --json, special files left behind, and
+# (exit 2), --json, special files left behind, syscall() by the number of
+# a call newer than the build's headers, and
 # --strace finding a call that reached the kernel with a virtual number.
-# Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE
+# Programs libufd.so cannot be loaded into get one line saying so
+# (--strict: not run, exit 2).
+# Usage: ufd_compare.sh UFD_COMPARE BASH GAP_PROBE CC
 set -u
-cmp=$1 bash=$2 probe=$3
+cmp=$1 bash=$2 probe=$3 cc=$4
 . "$(dirname "$0")/lib.sh"
 # The sanitizer build's runtime goes to the second run only (ufd-compare
 # adds libufd.so after what LD_PRELOAD holds).
@@ -52,6 +55,20 @@ out=$(under -- "$bash" -c 'ln -s "${UFD_MODE:+with}${UFD_MODE:-without}" link')
 [ $? -eq 1 ] || fail "links to different targets: not exit 1"
 case $out in *"differs: file link"*) ;; *) fail "link difference not shown: $out" ;; esac
 
+# syscall() by the kernel's number of a call newer than glibc 2.36's
+# headers: fchmodat2 (452 on x86-64 and aarch64) on a directory
+# descriptor that is virtual in mode all.  The kernel's answer (ENOSYS
+# before Linux 6.6), and the file's mode, as without ufd.
+chmod2='import ctypes, os
+L = ctypes.c_long
+libc = ctypes.CDLL(None, use_errno=True)
+open("f", "w").close()
+os.chmod("f", 0o600)
+d = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+r = libc.syscall(L(452), L(d), ctypes.c_char_p(b"f"), L(0o640), L(0))
+print(r, os.strerror(ctypes.get_errno()) if r else "", oct(os.stat("f").st_mode & 0o777))'
+out=$(under -- python3 -c "$chmod2") || fail "syscall(452) (fchmodat2) on a virtual directory: $out"
+
 if command -v strace >/dev/null; then
 	out=$(under --strace -- "$probe")
 	[ $? -eq 1 ] || fail "--strace: a gap did not make exit 1: $out"
@@ -83,4 +100,37 @@ out=$(under --sanitize -- "$bash" -c 'exec {x}</etc/hostname; echo left open')
 [ $? -eq 23 ] || fail "--sanitize: a leak at exit did not make exit 23: $out"
 case $out in *"exit-leak"*) ;; *) fail "--sanitize: no exit-leak report: $out" ;; esac
 out=$(under --sanitize -- "$bash" -c 'echo clean') || fail "--sanitize, clean run: exit $?: $out"
+# Programs libufd.so cannot be loaded into: one line on stderr saying
+# why, then the comparison (both runs without ufd); with --strict, exit 2
+# and nothing run.  None for a dynamic program.
+t=$(mktemp -d) || exit 1
+make_unloadable "$t" "$cc"
+unloadable() { # program, how stderr's line starts after its name
+	err=$(under "$1" 2>&1 >/dev/null)
+	case $err in "ufd-compare: $1 $2"*": libufd.so cannot be loaded into it; both runs are without ufd"*) ;;
+	*) fail "$1: stderr '$err'" ;; esac
+	out=$(under --strict "$1" 2>&1)
+	[ $? -eq 2 ] || fail "--strict $1: not exit 2: $out"
+	case $out in "ufd-compare: $1 $2"*": libufd.so cannot be loaded into it; not run (--strict)") ;;
+	*) fail "--strict $1: output '$out'" ;; esac
+}
+unloadable "$t/elf32" "is a 32-bit program and libufd.so is 64-bit"
+unloadable "$t/foreign" "is built for another machine (ELF machine 40"
+if [ -z "$static_skip" ]; then
+	unloadable "$t/static" "is statically linked (no program interpreter)"
+	out=$(under "$t/static" 2>/dev/null) || fail "the static program's runs: exit $?: $out"
+	case $out in *"without ufd: exit 3; with ufd (UFD_MODE=all): exit 3"*) ;;
+	*) fail "the static program was not compared: $out" ;; esac
+	json=$(under --json "$t/static" 2>/dev/null) || fail "--json on the static program: exit $?"
+	echo "$json" | python3 -c 'import json, sys; d = json.load(sys.stdin); sys.exit(0 if "statically linked" in d["cannot_load"] else 1)' ||
+		fail "--json: no cannot_load: $json"
+	err=$(PATH=$t:$PATH under "$t/static.sh" 2>&1 >/dev/null)
+	case $err in "ufd-compare: $t/static is statically linked"*) ;;
+	*) fail "static interpreter of a script: '$err'" ;; esac
+else
+	echo "$static_skip"
+fi
+err=$(under "$bash" -c true 2>&1 >/dev/null) || fail "a dynamic program: exit $?"
+[ -z "$err" ] || fail "a dynamic program: stderr '$err'"
+rm -rf "$t"
 echo "PASS: ufd-compare"

@@ -4,9 +4,11 @@
 # (random real numbers below 1024 in mode random), pipelines,
 # here-documents and process substitution keep working, children inherit
 # the virtual descriptors, and bad options and settings get clear messages.
-# Usage: ufd_run.sh UFD_RUN BASH   (UFD_TEST_PRELOAD: extra preloads, e.g. ASan)
+# Programs libufd.so cannot be loaded into (static, 32-bit, another
+# machine) get one line saying so, and --strict does not run them.
+# Usage: ufd_run.sh UFD_RUN BASH CC   (UFD_TEST_PRELOAD: extra preloads, e.g. ASan)
 set -u
-run=$1 bash=$2
+run=$1 bash=$2 cc=$3
 . "$(dirname "$0")/lib.sh"
 under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 
@@ -86,4 +88,37 @@ case $out in *'ERROR: ufd: '*) ;; *) fail "--sanitize: no report on stderr: $out
 x=$(under -m all --sanitize "$bash" -c 'exec {x}</etc/hostname; echo $x; exec {x}<&-' 2>&1)
 y=$(under --sanitize -m all "$bash" -c 'exec {x}</etc/hostname; echo $x; exec {x}<&-' 2>&1)
 [ "$x" -ge 268435456 ] && [ "$y" -ge 268435456 ] || fail "--sanitize with -m all: '$x', '$y'"
-echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r), -r, --sanitize"
+# Programs libufd.so cannot be loaded into: one line on stderr saying
+# why, and the program run all the same; not run with --strict (exit 2).
+# A dynamic program gets no such line.
+t=$(mktemp -d) || exit 1
+make_unloadable "$t" "$cc"
+unloadable() { # program, how stderr's line starts after its name
+	err=$(under "$1" 2>&1 >/dev/null)
+	case $err in "ufd-run: $1 $2"*": libufd.so cannot be loaded into it; it runs without ufd"*) ;;
+	*) fail "$1: stderr '$err'" ;; esac
+	err=$(under --strict "$1" 2>&1 >/dev/null)
+	[ $? -eq 2 ] || fail "--strict $1: not exit 2"
+	case $err in "ufd-run: $1 $2"*": libufd.so cannot be loaded into it; not run (--strict)") ;;
+	*) fail "--strict $1: stderr '$err'" ;; esac
+}
+unloadable "$t/elf32" "is a 32-bit program and libufd.so is 64-bit"
+unloadable "$t/foreign" "is built for another machine (ELF machine 40"
+if [ -z "$static_skip" ]; then
+	unloadable "$t/static" "is statically linked (no program interpreter)"
+	out=$(under "$t/static" 2>/dev/null)
+	[ $? -eq 3 ] && [ "$out" = "static ran" ] || fail "the static program was not run: '$out'"
+	out=$(under --strict "$t/static" 2>/dev/null)
+	[ -z "$out" ] || fail "--strict ran the static program"
+	# A #! script: its interpreter is the program looked at.
+	err=$(PATH=$t:$PATH under "$t/static.sh" 2>&1 >/dev/null)
+	case $err in "ufd-run: $t/static is statically linked"*) ;;
+	*) fail "static interpreter of a script: '$err'" ;; esac
+else
+	echo "$static_skip"
+fi
+err=$(under "$bash" -c true 2>&1) || fail "a dynamic program: exit $?"
+[ -z "$err" ] || fail "a dynamic program: stderr '$err'"
+err=$(under --strict "$bash" -c true 2>&1) || fail "--strict on a dynamic program: exit $?: $err"
+rm -rf "$t"
+echo "PASS: ufd-run, UFD_MODE=all ($x, $a) and random ($r), -r, --sanitize, programs ufd cannot enter"

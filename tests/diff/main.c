@@ -23,7 +23,8 @@
  *
  * The harness that runs and compares (harness.c, diff.h) is apart from
  * the scripts, a file per family or small group of them: io.c, files.c,
- * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c, inside.c, sysdata.c, signals.c.
+ * dirfd.c, sockets.c, poll.c, fdtable.c, misc.c, inside.c, sysdata.c, syscalls.c,
+ * signals.c.
  */
 #include "diff.h"
 
@@ -42,6 +43,7 @@
 	X(stdio)          \
 	X(devfd_paths)    \
 	X(raw_syscall)    \
+	X(new_syscalls)   \
 	X(bulk_close)     \
 	X(inside_data)    \
 	X(inside_syscall) \

@@ -241,6 +241,14 @@ void script_poll(struct run *r)
 	LOG(r, select(sel + 1, big, NULL, NULL, &tv0));
 	((unsigned long *)big)[sel / 64] |= 1UL << (sel % 64);
 	LOG(r, pselect(sel + 1, big, NULL, NULL, &ts0, NULL));
+	/* The same through syscall(): refused as select() refuses it. */
+#ifdef SYS_select
+	((unsigned long *)big)[sel / 64] |= 1UL << (sel % 64);
+	tv0 = (struct timeval){ 0, 0 };
+	LOG(r, syscall(SYS_select, sel + 1, big, NULL, NULL, &tv0));
+#endif
+	((unsigned long *)big)[sel / 64] |= 1UL << (sel % 64);
+	LOG(r, syscall(SYS_pselect6, sel + 1, big, NULL, NULL, &ts0, NULL));
 	munmap(big, big_size);
 	free(many);
 
