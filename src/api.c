@@ -6,8 +6,10 @@
  */
 #include "shim.h"
 
+#include "fdname.h"
 #include "log.h"
 #include "report.h"
+#include "report_out.h"
 #include "settings.h"
 #include "sys.h"
 #include "ufd.h"
@@ -50,8 +52,10 @@ static __attribute__((noinline, cold)) int nonseqfd_any(int fd, int flags)
 	vfd = vfd_create(vfd_translate(fd), nonseqfd_vflags(flags), VFD_AT_RANDOM, 0);
 	if (vfd < 0)
 		return ufd_ret(vfd);
-	if (ufd_settings.report)
+	if (ufd_settings.report) {
+		fdname_pending((enum ufd_call)REPORT_CALL_NONSEQFD, report_name_of(fd), 0, 1);
 		report_created(vfd, REPORT_CALL_NONSEQFD, 0);
+	}
 	if (flags & NONSEQFD_CLOSE)
 		ufd_close(fd); /* as close(fd) would: its error is not nonseqfd's */
 	return vfd;
@@ -118,4 +122,6 @@ __attribute__((constructor)) static void ufd_init(void)
 	ufd_stream_init();
 	ufd_signal_init();
 	ufd_exec_init();
+	if (ufd_settings.report)
+		report_out_hide();
 }

@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "fdname.h"
 #include "procfs.h"
 #include "report.h"
 #include "sys.h"
@@ -820,8 +821,10 @@ static __attribute__((noinline, cold)) int dup_reported(int oldfd, int newfd,
 				     vflags & VFD_CLOFORK);
 	if (r == -EBADF)
 		report_ebadf(oldfd, call);
-	if (r >= 0)
+	if (r >= 0) {
+		fdname_pending(call, report_name_of(oldfd), 0, 1);
 		report_created(r, call, 1);
+	}
 	return ufd_ret(r);
 }
 
@@ -945,8 +948,10 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		    (unsigned)argi < FD_UNSEQ_LIMIT)
 		{
 			r = vfd_create(vfd_translate(fd), vflags, VFD_AT_LOWEST, argi);
-			if (r >= 0 && ufd_settings.report)
+			if (r >= 0 && ufd_settings.report) {
+				fdname_pending(call, report_name_of(fd), 0, 1);
 				report_created(r, call, 0);
+			}
 			return ufd_ret(r);
 		}
 		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */

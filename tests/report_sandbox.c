@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_sandbox.c - a program under a seccomp filter, as OpenSSH's
+ * pre-authentication child is, that misuses descriptors: the sanitizer
+ * must report each misuse without a system call the filter does not
+ * allow (issue 23, item 1), so the program lives and exits as it does
+ * without ufd.
+ *
+ * Usage: report_sandbox DIR [NAME]
+ *   Opens DIR/NAME (NAME defaults to "file"; a crafted name tests the
+ *   reports' escaping) twice, then installs a filter that allows only
+ *   write, close, exit and exit_group and kills the process on anything
+ *   else (SECCOMP_RET_KILL_PROCESS), then: closes the first descriptor
+ *   twice (a double close), writes to it (a use after close), and exits
+ *   with the second one still open (a leak at exit).  Prints
+ *   "sandboxed" and "done" with write(2) only; exits 0.  Exits 77 when the
+ *   kernel has no seccomp filters.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#define ALLOW(nr)                                              \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),       \
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static void say(const char *s)
+{
+	(void)!write(1, s, strlen(s));
+}
+
+/* Allow write, close, exit, exit_group; kill the process on the rest. */
+static int sandbox(void)
+{
+#ifdef ARCH
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		ALLOW(__NR_write),
+		ALLOW(__NR_close),
+		ALLOW(__NR_exit),
+		ALLOW(__NR_exit_group),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	char path[4096];
+	int a, b;
+
+	if (argc < 2)
+		return 2;
+	snprintf(path, sizeof(path), "%s/%s", argv[1], argc > 2 ? argv[2] : "file");
+	a = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	b = open(path, O_RDONLY);
+	if (a < 0 || b < 0) {
+		perror(path);
+		return 1;
+	}
+	if (sandbox() < 0) {
+		printf("no seccomp filter: %s\n", strerror(errno));
+		return 77;
+	}
+	say("sandboxed\n");
+	close(a);
+	close(a);		/* double close */
+	(void)!write(a, "x", 1); /* use after close */
+	say("done\n");
+	return 0;		/* b leaks */
+}
