@@ -9,7 +9,6 @@
 #include "fdname.h"
 #include "log.h"
 #include "report.h"
-#include "report_out.h"
 #include "settings.h"
 #include "sys.h"
 #include "ufd.h"
@@ -122,6 +121,4 @@ __attribute__((constructor)) static void ufd_init(void)
 	ufd_stream_init();
 	ufd_signal_init();
 	ufd_exec_init();
-	if (ufd_settings.report)
-		report_out_hide();
 }

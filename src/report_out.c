@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <termios.h>
@@ -18,12 +19,9 @@
 #include "settings.h"
 #include "sys.h"
 #include "text.h"
-#include "vfd_table.h"
 
-/* The destination: a real descriptor until report_out_hide, then a
- * hidden virtual one; 2 for stderr. */
+/* The destination: 2 for stderr. */
 static int out_fd = 2;
-static int out_virtual;
 static int failed; /* a write failed: said once */
 
 /* File systems whose regular files are the kernel's controls or views,
@@ -78,6 +76,45 @@ static int check(int fd)
 		      S_ISDIR(st.st_mode) ? "a directory" : "of another kind");
 }
 
+/*
+ * fd moved out of the application's way, as placement.h places backing
+ * descriptors: past its soft limit S where the hard limit H leaves room
+ * (at S + room - 1, room = min(S, H - S, 64Ki): the top of placement's
+ * room, which it fills from the bottom), the soft limit raised only for
+ * the F_DUPFD; else the highest free number below min(S, 64Ki).  The new
+ * descriptor, or fd itself if it cannot move.
+ */
+static int place(int fd)
+{
+	struct rlimit rl, up;
+	long r = ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0);
+	int to = -1;
+
+	if (r < 0 || rl.rlim_cur < 64)
+		return fd;
+	if (rl.rlim_max > rl.rlim_cur) {
+		rlim_t room = rl.rlim_cur;
+
+		if (room > rl.rlim_max - rl.rlim_cur)
+			room = rl.rlim_max - rl.rlim_cur;
+		if (room > 65536)
+			room = 65536;
+		up = rl;
+		up.rlim_cur = rl.rlim_cur + room;
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&up, 0, 0, 0) == 0) {
+			to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, (long)(up.rlim_cur - 1));
+			ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&rl, 0, 0, 0);
+		}
+	}
+	for (long top = (long)(rl.rlim_cur < 65536 ? rl.rlim_cur : 65536) - 1, at = top;
+	     to < 0 && at > fd && at > top - 256; at--)
+		to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, at);
+	if (to < 0)
+		return fd;
+	ufd_sys_close(fd);
+	return to;
+}
+
 int report_out_open(void)
 {
 	const char *path = ufd_settings.report;
@@ -113,22 +150,13 @@ int report_out_open(void)
 	/* O_NONBLOCK kept the open from waiting for a FIFO's reader; a
 	 * report waits for room as the program's own output would. */
 	ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
-	out_fd = fd;
+	out_fd = place(fd);
 	return 0;
 }
 
-void report_out_hide(void)
+int report_out_fd(void)
 {
-	int vfd;
-
-	if (out_fd == 2 || out_virtual)
-		return;
-	vfd = vfd_create(out_fd, VFD_HIDDEN | VFD_CLOEXEC, VFD_AT_RANDOM, 0);
-	if (vfd < 0)
-		return; /* stays where it is: reports still work */
-	ufd_sys_close(out_fd);
-	out_fd = vfd;
-	out_virtual = 1;
+	return out_fd == 2 ? -1 : out_fd;
 }
 
 /* Say once on stderr that a report could not be written (err: -errno). */
@@ -148,8 +176,7 @@ static void say_failed(long err)
 void report_out_write(const char *buf, size_t len)
 {
 	while (len) {
-		int fd = out_virtual ? vfd_translate(out_fd) : out_fd;
-		long r = ufd_sys6(SYS_write, fd, (long)buf, (long)len, 0, 0, 0);
+		long r = ufd_sys6(SYS_write, out_fd, (long)buf, (long)len, 0, 0, 0);
 
 		if (r == -EINTR)
 			continue;

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report_out.h - where the sanitizer's reports go (UFD_REPORT): stderr,
- * or a destination opened once, before the program runs, and held as a
- * hidden virtual descriptor (VFD_HIDDEN, close-on-exec), whose backing
- * descriptor is placed and kept out of the application's way as every
- * backing descriptor is (placement.h): its close-all loops, close_range
- * and listings of /proc/self/fd do not reach it.  Writing a report is
- * then one write(2) on it and no other system call (issue 23).
+ * or a destination opened once, before the program runs, close-on-exec,
+ * and placed where backing descriptors go (placement.h): above the
+ * application's RLIMIT_NOFILE where the hard limit leaves room (at the top
+ * of the room placement uses), else at the top of the numbers below it.
+ * The program's close, close_range and closefrom leave it open (the
+ * shim asks report_out_fd).  Writing a report is then one write(2) on it
+ * and no other system call (issue 23).
  *
  * A destination that cannot take reports is refused at start-up with one
  * line on stderr, and reports go to stderr: anything but a regular file
@@ -26,13 +27,9 @@
  */
 int report_out_open(void);
 
-/*
- * Make the destination a hidden virtual descriptor: from the constructor,
- * after the exec hand-off has put back the virtual descriptors this
- * program was given, so as not to take one of their numbers.  Not
- * async-signal-safe.
- */
-void report_out_hide(void);
+/* The destination's descriptor, ufd's own, or -1 (none, or stderr).
+ * Lock-free, async-signal-safe. */
+int report_out_fd(void);
 
 /*
  * Write len bytes of report text to the destination, whole (a short

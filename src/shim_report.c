@@ -28,6 +28,7 @@
 
 #include "fdname.h"
 #include "report.h"
+#include "report_out.h"
 
 /* Each FD(x) of a generated row's fds is looked up when the call fails
  * with EBADF. */
@@ -76,6 +77,10 @@ static int (*prev_close)(int);
 
 static int check_close(int fd)
 {
+	if (fd == report_out_fd() && fd >= 0) {
+		errno = EBADF; /* ufd's: not the program's to close */
+		return -1;
+	}
 	report_closing(fd, UFD_CALL_close);
 	return prev_close(fd);
 }
