@@ -6,9 +6,11 @@
  * allow (issue 23, item 1), so the program lives and exits as it does
  * without ufd.
  *
- * Usage: report_sandbox DIR [NAME]
+ * Usage: report_sandbox DIR [NAME [full]]
  *   Opens DIR/NAME (NAME defaults to "file"; a crafted name tests the
- *   reports' escaping) twice, then installs a filter that allows only
+ *   reports' escaping) twice; with "full", sets its RLIMIT_FSIZE to 64
+ *   bytes with SIGXFSZ ignored, so that writes past that fail (EFBIG), a
+ *   report destination that stops taking reports; then installs a filter that allows only
  *   write, close, exit and exit_group and kills the process on anything
  *   else (SECCOMP_RET_KILL_PROCESS), then: closes the first descriptor
  *   twice (a double close), writes to it (a use after close), and exits
@@ -26,7 +28,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -84,6 +88,15 @@ int main(int argc, char **argv)
 	if (a < 0 || b < 0) {
 		perror(path);
 		return 1;
+	}
+	if (argc > 3 && !strcmp(argv[3], "full")) {
+		struct rlimit rl = { 64, 64 };
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
+			perror("setrlimit");
+			return 1;
+		}
 	}
 	if (sandbox() < 0) {
 		printf("no seccomp filter: %s\n", strerror(errno));
