@@ -217,10 +217,34 @@ const char *fdname_text(uint32_t id)
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 static __thread struct {
-	int call; /* -1: none */
+	int call; /* family(call) + 1, or 0 or -1: none */
 	int n, next;
 	uint32_t id[2];
 } pending TLS_IE;
+
+/* The call a wrapper records for a descriptor that call made: a wrapper
+ * may make it with a sibling (pipe with pipe2, accept with accept4, dup
+ * with F_DUPFD_CLOEXEC under UFD_CLOEXEC), so siblings are one. */
+static int family(int call)
+{
+	switch (call) {
+	case UFD_CALL_pipe2:
+		return UFD_CALL_pipe;
+	case UFD_CALL_accept4:
+		return UFD_CALL_accept;
+	case UFD_CALL_epoll_create1:
+		return UFD_CALL_epoll_create;
+	case UFD_CALL_inotify_init1:
+		return UFD_CALL_inotify_init;
+	case UFD_CALL_getpt:
+		return UFD_CALL_posix_openpt;
+	case UFD_CALL_fcntl:
+	case UFD_CALL_fcntl64:
+		return UFD_CALL_dup;
+	default:
+		return call;
+	}
+}
 
 void fdname_pending(enum ufd_call call, uint32_t id0, uint32_t id1, int n)
 {
@@ -233,7 +257,7 @@ void fdname_pending(enum ufd_call call, uint32_t id0, uint32_t id1, int n)
 	pending.n = n;
 	pending.next = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&pending.call, (int)call + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&pending.call, family((int)call) + 1, __ATOMIC_RELAXED);
 }
 
 uint32_t fdname_take(int call)
@@ -242,7 +266,7 @@ uint32_t fdname_take(int call)
 
 	/* Stored as call + 1, so that the zeroed TLS of a new thread names
 	 * no call. */
-	if (__atomic_load_n(&pending.call, __ATOMIC_RELAXED) != call + 1)
+	if (__atomic_load_n(&pending.call, __ATOMIC_RELAXED) != family(call) + 1)
 		return 0;
 	id = pending.id[pending.next & 1];
 	if (++pending.next >= pending.n)
