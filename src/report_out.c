@@ -156,7 +156,22 @@ int report_out_open(void)
 
 int report_out_fd(void)
 {
-	return out_fd == 2 ? -1 : out_fd;
+	int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
+
+	return fd == 2 ? -1 : fd;
+}
+
+void report_out_make_way(int fd)
+{
+	int was = __atomic_load_n(&out_fd, __ATOMIC_RELAXED), to;
+
+	if (fd != was || was == 2)
+		return;
+	to = ufd_sys_fcntl(was, F_DUPFD_CLOEXEC, was > 259 ? was - 256 : 3);
+	if (to < 0)
+		return; /* the program's call closes it: reports then fail, said */
+	__atomic_store_n(&out_fd, to, __ATOMIC_RELAXED);
+	ufd_sys_close(was);
 }
 
 /* Say once on stderr that a report could not be written (err: -errno). */
@@ -176,12 +191,13 @@ static void say_failed(long err)
 void report_out_write(const char *buf, size_t len)
 {
 	while (len) {
-		long r = ufd_sys6(SYS_write, out_fd, (long)buf, (long)len, 0, 0, 0);
+		int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
+		long r = ufd_sys6(SYS_write, fd, (long)buf, (long)len, 0, 0, 0);
 
 		if (r == -EINTR)
 			continue;
 		if (r <= 0) {
-			if (out_fd != 2)
+			if (fd != 2)
 				say_failed(r < 0 ? r : -EIO);
 			return;
 		}

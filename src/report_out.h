@@ -32,6 +32,15 @@ int report_out_open(void);
 int report_out_fd(void);
 
 /*
+ * The program is about to dup2/dup3 onto fd: if fd is the destination's
+ * number, the destination moves to a free number just below it first
+ * (the program's call then replaces nothing of ufd's), as a backing
+ * descriptor moves.  Two system calls, in that rare case only.
+ * Async-signal-safe.
+ */
+void report_out_make_way(int fd);
+
+/*
  * Write len bytes of report text to the destination, whole (a short
  * write is continued, EINTR retried).  A failure is said once on stderr,
  * and the text is dropped.  Async-signal-safe; system calls: write only

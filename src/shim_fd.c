@@ -810,6 +810,8 @@ static __attribute__((noinline, cold)) int dup_reported(int oldfd, int newfd,
 			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
 	int f, r;
 
+	if (oldfd != newfd)
+		report_out_make_way(newfd);
 	if (oldfd != newfd && vfd_is_backing(newfd))
 		report_not_owned(newfd, call, 0);
 	else if (oldfd != newfd && vfd_in_space(newfd) &&

@@ -91,7 +91,11 @@ static int (*prev_dup3)(int, int, int);
 
 static int check_dup2(int oldfd, int newfd)
 {
-	int r = prev_dup2(oldfd, newfd);
+	int r;
+
+	if (oldfd != newfd)
+		report_out_make_way(newfd);
+	r = prev_dup2(oldfd, newfd);
 
 	if (r >= 0) {
 		fdname_pending(UFD_CALL_dup2, report_name_of(oldfd), 0, 1);
@@ -106,7 +110,11 @@ static int check_dup2(int oldfd, int newfd)
 
 static int check_dup3(int oldfd, int newfd, int flags)
 {
-	int r = prev_dup3(oldfd, newfd, flags);
+	int r;
+
+	if (oldfd != newfd)
+		report_out_make_way(newfd);
+	r = prev_dup3(oldfd, newfd, flags);
 
 	if (r >= 0) {
 		fdname_pending(UFD_CALL_dup3, report_name_of(oldfd), 0, 1);

@@ -56,6 +56,18 @@ for mode in transparent random all; do
 	check e
 done
 
+# The destination survives the program's close-all loop, close_range and
+# a dup2 onto the top number.
+for mode in transparent all; do
+	rm -f "$tmp/s.rep"
+	env LD_PRELOAD="$pre" UFD_MODE=$mode UFD_REPORT="$tmp/s.rep" UFD_REPORT_LEAKS=1 \
+		"$prog" "$tmp" file sweep >"$tmp/s.out" 2>"$tmp/s.err"
+	status=$?
+	[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/s.out" && [ ! -s "$tmp/s.err" ] ||
+		{ cat "$tmp/s.err"; fail "mode $mode, sweep: status $status or output"; }
+	check s
+done
+
 # 2. Destinations that cannot take reports: one line, reports to stderr.
 refused() { # DEST REGEX
 	env LD_PRELOAD="$pre" UFD_REPORT="$1" UFD_REPORT_LEAKS=1 \

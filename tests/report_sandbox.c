@@ -6,11 +6,15 @@
  * allow (issue 23, item 1), so the program lives and exits as it does
  * without ufd.
  *
- * Usage: report_sandbox DIR [NAME [full]]
- *   Opens DIR/NAME (NAME defaults to "file"; a crafted name tests the
- *   reports' escaping) twice; with "full", sets its RLIMIT_FSIZE to 64
- *   bytes with SIGXFSZ ignored, so that writes past that fail (EFBIG), a
- *   report destination that stops taking reports; then installs a filter that allows only
+ * Usage: report_sandbox DIR [NAME [full|sweep]]
+ *   With "sweep", first closes every descriptor from 3 up as daemons do
+ *   (close_range, a close loop to the limit) and dup2s stdout onto the
+ *   top number under the limit (closing it again): the report
+ *   destination must survive all of it.  Opens DIR/NAME (NAME defaults
+ *   to "file"; a crafted name tests the reports' escaping) twice; with
+ *   "full", sets its RLIMIT_FSIZE to 64 bytes with SIGXFSZ ignored, so
+ *   that writes past that fail (EFBIG), a report destination that stops
+ *   taking reports; then installs a filter that allows only
  *   write, close, exit and exit_group and kills the process on anything
  *   else (SECCOMP_RET_KILL_PROCESS), then: closes the first descriptor
  *   twice (a double close), writes to it (a use after close), and exits
@@ -82,6 +86,18 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
+	if (argc > 3 && !strcmp(argv[3], "sweep")) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		syscall(SYS_close_range, 3U, ~0U, 0);
+		for (long i = 3; i < max; i++)
+			close((int)i);
+		if (dup2(1, (int)max - 1) != (int)max - 1) {
+			perror("dup2");
+			return 1;
+		}
+		close((int)max - 1);
+	}
 	snprintf(path, sizeof(path), "%s/%s", argv[1], argc > 2 ? argv[2] : "file");
 	a = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	b = open(path, O_RDONLY);
