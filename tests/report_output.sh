@@ -56,6 +56,17 @@ for mode in transparent random all; do
 	check e
 done
 
+# Recording a descriptor made under the filter makes no system call
+# either: two leaks at exit.
+rm -f "$tmp/l.rep"
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/l.rep" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" file late >"$tmp/l.out" 2>"$tmp/l.err"
+status=$?
+[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/l.out" ||
+	{ cat "$tmp/l.err" "$tmp/l.out"; fail "late open: status $status or output"; }
+[ "$(grep -c "ERROR: ufd: exit-leak: leak at exit: still open: descriptor [0-9]* ($tmp/file)\$" "$tmp/l.rep")" -eq 2 ] ||
+	{ cat "$tmp/l.rep"; fail "late open: not two leaks at exit"; }
+
 # The destination survives the program's close-all loop, close_range and
 # a dup2 onto the top number.
 for mode in transparent all; do

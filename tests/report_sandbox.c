@@ -6,7 +6,11 @@
  * allow (issue 23, item 1), so the program lives and exits as it does
  * without ufd.
  *
- * Usage: report_sandbox DIR [NAME [full|sweep]]
+ * Usage: report_sandbox DIR [NAME [full|sweep|late]]
+ *   With "late", the filter also allows openat, and the program opens
+ *   DIR/NAME once more under it (and leaks that too): recording a new
+ *   descriptor makes no system call either (in UFD_MODE=transparent,
+ *   where ufd itself does nothing to a new descriptor).
  *   With "sweep", first closes every descriptor from 3 up as daemons do
  *   (close_range, a close loop to the limit) and dup2s stdout onto the
  *   top number under the limit (closing it again): the report
@@ -53,8 +57,9 @@ static void say(const char *s)
 	(void)!write(1, s, strlen(s));
 }
 
-/* Allow write, close, exit, exit_group; kill the process on the rest. */
-static int sandbox(void)
+/* Allow write, close, exit, exit_group (and openat if late); kill the
+ * process on the rest. */
+static int sandbox(int late)
 {
 #ifdef ARCH
 	struct sock_filter f[] = {
@@ -66,6 +71,8 @@ static int sandbox(void)
 		ALLOW(__NR_close),
 		ALLOW(__NR_exit),
 		ALLOW(__NR_exit_group),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_openat, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, late ? SECCOMP_RET_ALLOW : SECCOMP_RET_KILL_PROCESS),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
@@ -82,7 +89,7 @@ static int sandbox(void)
 int main(int argc, char **argv)
 {
 	char path[4096];
-	int a, b;
+	int a, b, late = argc > 3 && !strcmp(argv[3], "late");
 
 	if (argc < 2)
 		return 2;
@@ -114,7 +121,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (sandbox() < 0) {
+	if (sandbox(late) < 0) {
 		printf("no seccomp filter: %s\n", strerror(errno));
 		return 77;
 	}
@@ -122,6 +129,8 @@ int main(int argc, char **argv)
 	close(a);
 	close(a);		/* double close */
 	(void)!write(a, "x", 1); /* use after close */
+	if (late && open(path, O_RDONLY) < 0)
+		say("late open failed\n");
 	say("done\n");
 	return 0;		/* b leaks */
 }
