@@ -217,7 +217,7 @@ const char *fdname_text(uint32_t id)
 #define TLS_IE __attribute__((tls_model("initial-exec")))
 
 static __thread struct {
-	int call; /* family(call) + 1, or 0 or -1: none */
+	int call; /* family(call) + 1; 0 or -1: none */
 	int n, next;
 	uint32_t id[2];
 } pending TLS_IE;

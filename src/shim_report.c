@@ -223,11 +223,8 @@ static long int check_fdelt_warn(long int d)
 	static ret name_##name params                                     \
 	{                                                                 \
 		ret r_ = prevn_##name args;                               \
-		if (ok) {                                                 \
-			int saved_ = errno;                               \
+		if (ok)                                                   \
 			fdname_pending(UFD_CALL_##name, (id), 0, 1);      \
-			errno = saved_;                                   \
-		}                                                         \
 		return r_;                                                \
 	}
 
@@ -244,12 +241,9 @@ static long int check_fdelt_warn(long int d)
 		mode = va_arg(ap, mode_t);                                \
 		va_end(ap);                                               \
 		r_ = prevn_##name(UFD_UNPAREN args, mode);                \
-		if (r_ >= 0) {                                            \
-			int saved_ = errno;                               \
+		if (r_ >= 0)                                              \
 			fdname_pending(UFD_CALL_##name,                   \
 				       fdname_path(report_name_of(dir), path), 0, 1); \
-			errno = saved_;                                   \
-		}                                                         \
 		return r_;                                                \
 	}
 NAMED_OPEN(open, (const char *path, int flags), (path, flags), -1)
@@ -318,11 +312,8 @@ static int (*prevn_socketpair)(int, int, int, int[2]);
 
 static void name_ends(enum ufd_call call)
 {
-	int saved = errno;
-
 	fdname_pending(call, fdname_str("pipe:[read end]"), fdname_str("pipe:[write end]"),
 		       2);
-	errno = saved;
 }
 
 static int name_pipe(int fds[2])
@@ -348,11 +339,9 @@ static int name_socketpair(int domain, int type, int protocol, int sv[2])
 	int r = prevn_socketpair(domain, type, protocol, sv);
 
 	if (r == 0) {
-		int saved = errno;
 		uint32_t id = fdname_socket(domain, type);
 
 		fdname_pending(UFD_CALL_socketpair, id, id, 2);
-		errno = saved;
 	}
 	return r;
 }
