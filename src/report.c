@@ -19,6 +19,7 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fdname.h"
 #include "procfs.h"
 #include "report_out.h"
@@ -228,117 +229,17 @@ static void o_hex(uintptr_t n)
 	o_mem(p, (size_t)(d + sizeof(d) - p));
 }
 
-/*
- * The UTF-8 sequence at s (NUL-terminated): its length, with its code
- * point in *cp, or 0 if it is not valid UTF-8 (overlong, a surrogate,
- * past U+10FFFF, cut short).
- */
-static int utf8_at(const unsigned char *s, uint32_t *cp)
+/* s as report text, escaped (escape.h). */
+static void o_text(const char *s)
 {
-	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
-	uint32_t c = s[0] & (0x7f >> n);
-
-	if (!n || s[0] > 0xf4)
-		return 0;
-	for (int i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < (n == 2 ? 0x80U : n == 3 ? 0x800U : 0x10000U) || c > 0x10ffff ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return n;
+	out_len += escape_text(out + out_len, OUT_MAX - 1 - out_len, s);
 }
 
-/* Code points that a terminal acts on, or that reorder the text around
- * them: C1 controls, the line and paragraph separators, bidirectional
- * embeddings, overrides and isolates. */
-static int unsafe_cp(uint32_t c)
+/* s as a JSON string, quotes included (escape.h). */
+static void o_json(const char *s)
 {
-	return (c >= 0x80 && c <= 0x9f) || c == 0x2028 || c == 0x2029 ||
-	       (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
-}
-
-static void o_esc(char kind, uint32_t v, int digits)
-{
-	char e[8] = { '\\', kind };
-
-	for (int i = 0; i < digits; i++)
-		e[2 + i] = "0123456789abcdef"[(v >> (4 * (digits - 1 - i))) & 15];
-	o_mem(e, (size_t)(2 + digits));
-}
-
-/*
- * s as report text: a name (a path, a symbol, a module) may hold any
- * byte, and printed raw, a newline would forge a report line and an
- * escape sequence drive the terminal.  C's escapes for the backslash,
- * \n, \t, \r; \xNN for any other control byte and for each byte that is
- * not valid UTF-8; \uNNNN for the code points unsafe_cp names.
- */
-static void o_text(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
-	while (*s) {
-		uint32_t cp;
-		int n;
-
-		if (*s >= 0x20 && *s < 0x7f && *s != '\\') {
-			o_mem((const char *)s++, 1);
-			continue;
-		}
-		if (*s < 0x80) {
-			char c = *s == '\\' ? '\\' : *s == '\n' ? 'n' : *s == '\t' ? 't' :
-				 *s == '\r' ? 'r' : 0;
-
-			if (c)
-				o_mem((const char[]){ '\\', c }, 2);
-			else
-				o_esc('x', *s, 2);
-			s++;
-		} else if (!(n = utf8_at(s, &cp))) {
-			o_esc('x', *s++, 2);
-		} else if (unsafe_cp(cp)) {
-			o_esc('u', cp, 4);
-			s += n;
-		} else {
-			o_mem((const char *)s, (size_t)n);
-			s += n;
-		}
-	}
-}
-
-/* s as a JSON string, quotes included (RFC 8259): '"', '\\' and control
- * characters escaped, and each byte that is not valid UTF-8 replaced by
- * U+FFFD, so that every line is valid JSON in UTF-8. */
-static void o_json(const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-
 	o_str("\"");
-	while (*s) {
-		uint32_t cp;
-		int n;
-
-		if (*s == '"' || *s == '\\') {
-			o_mem((const char[]){ '\\', (char)*s++ }, 2);
-		} else if (*s < 0x20 || *s == 0x7f) {
-			o_esc('u', *s++, 4);
-		} else if (*s < 0x80) {
-			o_mem((const char *)s++, 1);
-		} else if (!(n = utf8_at(s, &cp))) {
-			o_str("\\ufffd");
-			s++;
-		} else if (unsafe_cp(cp)) {
-			o_esc('u', cp, 4);
-			s += n;
-		} else {
-			o_mem((const char *)s, (size_t)n);
-			s += n;
-		}
-	}
+	out_len += escape_json(out + out_len, OUT_MAX - 1 - out_len, s);
 	o_str("\"");
 }
 
@@ -637,7 +538,7 @@ static void emit(const struct report *r)
 		o_str(" of descriptor ");
 		o_num((unsigned long)r->fd);
 		o_str(" in ");
-		o_str(fn[0] ? fn : "??");
+		o_text(fn[0] ? fn : "??");
 		o_str("\n\n");
 	}
 	report_out_write(out, out_len);
