@@ -90,7 +90,7 @@ static int place(int fd)
 	long r = ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0);
 	int to = -1;
 
-	if (r < 0 || rl.rlim_cur < 64)
+	if (r < 0)
 		return fd;
 	if (rl.rlim_max > rl.rlim_cur) {
 		rlim_t room = rl.rlim_cur;
