@@ -21,11 +21,13 @@ lib=$1 prog=$2
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 pre="${preload_extra:+$preload_extra }$lib"
-# A sanitizer's runtime preloaded with ufd (ASan, TSan builds) makes system
-# calls of its own in its interceptors and at exit, which the filter
-# refuses: the test is the plain build's.
-[ -z "$preload_extra" ] ||
-	{ echo "SKIP: under $preload_extra, whose own system calls the seccomp filter refuses"; exit 77; }
+# ThreadSanitizer's runtime makes system calls of its own in its
+# interceptors (and aborts on a virtual number: tests/report.sh), which
+# the filter refuses.  ASan's passes.
+case $preload_extra in *libtsan*)
+	echo "SKIP: under $preload_extra, whose own system calls the seccomp filter refuses"
+	exit 77 ;;
+esac
 
 # Without ufd: the program's own status and output.
 "$prog" "$tmp" >"$tmp/bare.out" 2>&1
