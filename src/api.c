@@ -6,6 +6,7 @@
  */
 #include "shim.h"
 
+#include "fdname.h"
 #include "log.h"
 #include "report.h"
 #include "settings.h"
@@ -50,8 +51,10 @@ static __attribute__((noinline, cold)) int nonseqfd_any(int fd, int flags)
 	vfd = vfd_create(vfd_translate(fd), nonseqfd_vflags(flags), VFD_AT_RANDOM, 0);
 	if (vfd < 0)
 		return ufd_ret(vfd);
-	if (ufd_settings.report)
+	if (ufd_settings.report) {
+		fdname_pending((enum ufd_call)REPORT_CALL_NONSEQFD, report_name_of(fd), 0, 1);
 		report_created(vfd, REPORT_CALL_NONSEQFD, 0);
+	}
 	if (flags & NONSEQFD_CLOSE)
 		ufd_close(fd); /* as close(fd) would: its error is not nonseqfd's */
 	return vfd;

@@ -97,7 +97,8 @@ static int open_log(const char *path, struct stat *st)
 	return fd;
 }
 
-void ufd_log_file_write(const char *path, const char *buf, size_t len)
+/* Append buf to the file at path with one open, write and close. */
+static void ufd_log_file_write(const char *path, const char *buf, size_t len)
 {
 	struct stat st;
 	int fd = open_log(path, &st);
@@ -267,7 +268,10 @@ void ufd_log_line(const char *fmt, ...)
 	errno = saved;
 }
 
-int ufd_log_file_init(const char *setting, const char *s, char *path)
+/* Resolve s, the value of setting, against the working directory into
+ * path (PATH_MAX bytes) and check that it opens for appending as a
+ * regular file: 0, or a message on stderr and -1. */
+static int ufd_log_file_init(const char *setting, const char *s, char *path)
 {
 	size_t dir_len = 0;
 	struct stat st;

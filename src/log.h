@@ -21,19 +21,6 @@ extern int ufd_log_on __attribute__((visibility("hidden")));
  * regular file, gets a message on stderr, and no log. */
 void ufd_log_init(const char *path);
 
-/*
- * The file mechanics of the log, for the other file a user names (the
- * sanitizer's UFD_REPORT=FILE): ufd_log_file_init resolves s, the value
- * of setting, against the working directory into path (PATH_MAX bytes)
- * and checks that it opens for appending as a regular file (else a
- * message on stderr and -1; 0 if it does).  ufd_log_file_write appends
- * buf to it with one open, write and close, raw system calls, as the log
- * does each line (log.c says why and what it costs).  The write is
- * async-signal-safe; the init is not.
- */
-int ufd_log_file_init(const char *setting, const char *s, char *path);
-void ufd_log_file_write(const char *path, const char *buf, size_t len);
-
 /* Append "ufd[PID] " and fmt to the log as one line, with one write().
  * fmt knows %d, %u, %s and %%, nothing else (it is not printf: no
  * locale, no allocation, safe in a signal handler). */

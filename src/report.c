@@ -19,8 +19,10 @@
 #include <sys/select.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "escape.h"
+#include "fdname.h"
 #include "procfs.h"
+#include "report_out.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -42,6 +44,7 @@ struct fdrec {
 	uint16_t made_call, closed_call;
 	uint8_t state;	 /* REC_* */
 	uint8_t inherit; /* the program means it to cross an exec */
+	uint32_t name;	 /* what it refers to (fdname.h), 0: not known */
 };
 
 /* Numbers are below 2^31: 2^19 chunks of 4096 records, each mapped on its
@@ -51,6 +54,24 @@ struct fdrec {
 #define NCHUNKS (1U << (31 - CHUNK_BITS))
 
 static struct fdrec **chunks;
+
+/* Chunks handed out without a system call: a region reserved at start-up
+ * (MAP_NORESERVE: only the pages used cost memory), so that recording
+ * needs no mmap while the program may be under a seccomp filter.  Past
+ * it, a chunk is mapped on its own. */
+#define POOL_CHUNKS 256
+static char *chunk_pool;
+static uint32_t pool_used;
+
+static void *new_chunk(void)
+{
+	uint32_t i = __atomic_fetch_add(&pool_used, 1, __ATOMIC_RELAXED);
+
+	if (chunk_pool && i < POOL_CHUNKS)
+		return chunk_pool + (size_t)i * CHUNK * sizeof(struct fdrec);
+	return ufd_sys_mmap(NULL, CHUNK * sizeof(struct fdrec), PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
 
 /* fd's record, mapping its chunk if make (else NULL when there is none). */
 static struct fdrec *rec_of(int fd, int make)
@@ -64,13 +85,12 @@ static struct fdrec *rec_of(int fd, int make)
 	chunk = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
 	if (chunk || !make)
 		return chunk ? &chunk[(uint32_t)fd & (CHUNK - 1)] : NULL;
-	p = ufd_sys_mmap(NULL, CHUNK * sizeof(struct fdrec), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = new_chunk();
 	if (ufd_sys_is_error((long)p))
 		return NULL;
 	if (!__atomic_compare_exchange_n(&chunks[c], &chunk, (struct fdrec *)p, 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		ufd_sys_munmap(p, CHUNK * sizeof(struct fdrec)); /* another won */
+		memset(p, 0, CHUNK * sizeof(struct fdrec)); /* another won: wasted */
 	else
 		chunk = p;
 	return &chunk[(uint32_t)fd & (CHUNK - 1)];
@@ -79,9 +99,21 @@ static struct fdrec *rec_of(int fd, int make)
 #define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 #define GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
+/*
+ * The thread's id and the process's, kept so that recording and reports
+ * make no system call (a program under a seccomp filter may not allow
+ * gettid): the main thread's at start-up, the forking thread's in a fork
+ * child (report_fork_child, inside the program's fork), another thread's
+ * at its first record.
+ */
+static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
+static uint32_t my_pid;
+
 static uint32_t gettid_raw(void)
 {
-	return (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (__builtin_expect(!my_tid, 0))
+		my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	return my_tid;
 }
 
 /* A copy of fd's record, all zero if it has none. */
@@ -98,26 +130,39 @@ static struct fdrec rec_copy(int fd)
 		r.closed_call = GET(p->closed_call);
 		r.state = GET(p->state);
 		r.inherit = GET(p->inherit);
+		r.name = GET(p->name);
 	}
 	return r;
 }
 
-/* Is fd open for the program now (not one of ufd's backing descriptors)? */
+/* Is fd open for the program now (not one of ufd's backing
+ * descriptors)?  From the table and the records, without asking the
+ * kernel: no system call the program did not make (issue 23). */
 static int open_now(int fd)
 {
+	struct fdrec *p;
+
 	if (vfd_in_space(fd))
 		return vfd_slot(fd) != 0;
-	return ufd_sys_fcntl(fd, F_GETFD, 0) >= 0 && !vfd_is_backing(fd);
+	p = rec_of(fd, 0);
+	return p && GET(p->state) == REC_OPEN && !vfd_is_backing(fd);
 }
 
 /* ---- the output ---- */
 
-static int to_stderr;
-static char report_path[PATH_MAX];
 static int reported; /* a report was written: UFD_REPORT_EXITCODE */
 
 /* Reports are written one at a time: owner is the writing thread's id. */
 static uint32_t owner;
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
 
 static int lock_reports(void)
 {
@@ -128,7 +173,7 @@ static int lock_reports(void)
 	while (!__atomic_compare_exchange_n(&owner, &free_, me, 0, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
 		free_ = 0;
-		ufd_sys6(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+		cpu_relax(); /* no system call: see my_tid */
 	}
 	return 0;
 }
@@ -142,7 +187,9 @@ static void unlock_reports(void)
  * no one's there. */
 UFD_FORK void report_fork_child(void)
 {
-	if (owner != gettid_raw())
+	/* The child's one thread has the process's id. */
+	my_tid = my_pid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	if (owner != my_tid)
 		owner = 0;
 }
 
@@ -182,26 +229,17 @@ static void o_hex(uintptr_t n)
 	o_mem(p, (size_t)(d + sizeof(d) - p));
 }
 
-/* s as a JSON string, quotes included. */
+/* s as report text, escaped (escape.h). */
+static void o_text(const char *s)
+{
+	out_len += escape_text(out + out_len, OUT_MAX - 1 - out_len, s);
+}
+
+/* s as a JSON string, quotes included (escape.h). */
 static void o_json(const char *s)
 {
 	o_str("\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-
-			o_mem(e, 2);
-		} else if (c < 0x20) {
-			char e[6] = { '\\', 'u', '0', '0', "0123456789abcdef"[c >> 4],
-				      "0123456789abcdef"[c & 15] };
-
-			o_mem(e, 6);
-		} else {
-			o_mem((const char *)&c, 1);
-		}
-	}
+	out_len += escape_json(out + out_len, OUT_MAX - 1 - out_len, s);
 	o_str("\"");
 }
 
@@ -237,13 +275,13 @@ static void o_text_stack(const struct sym_stack *s)
 		o_hex(s->pc[i]);
 		if (y->name[0]) {
 			o_str(" in ");
-			o_str(y->name);
+			o_text(y->name);
 			o_str("+");
 			o_hex(y->name_off);
 		}
 		if (y->module[0]) {
 			o_str(" (");
-			o_str(y->module);
+			o_text(y->module);
 			o_str("+");
 			o_hex(y->module_off);
 			o_str(")");
@@ -378,17 +416,15 @@ static const char *const kind_words[REPORT_NKINDS] = {
 	"leak at exit: still open: descriptor ",
 };
 
-/* What fd refers to now: readlink of /proc/self/fd/N (of its backing
- * descriptor for a virtual one), or "" if it is not open. */
-static void refers_to(int fd, char *buf, size_t size)
+/* What fd refers to, as its record says (fdname.h: named when it was
+ * made, kept when it is closed), "" if not known.  For one of ufd's
+ * backing descriptors, what the virtual descriptor it backs refers to.
+ * No system call. */
+static const char *refers_to(const struct report *r)
 {
-	int real = vfd_in_space(fd) ? vfd_translate(fd) : fd;
+	int of = r->fd >= 0 && !vfd_in_space(r->fd) ? vfd_owner(r->fd) : -1;
 
-	buf[0] = 0;
-	if (real < 0 || vfd_in_space(real))
-		return; /* a virtual one not open */
-	if (ufd_proc_fd_link(real, buf, size) < 0)
-		buf[0] = 0;
+	return fdname_text(of >= 0 ? report_name_of(of) : r->rec.name);
 }
 
 static const char *call_name(enum ufd_call call)
@@ -439,7 +475,10 @@ static void emit(const struct report *r)
 {
 	struct sym_stack *call = &stacks[0], *closed = &stacks[1], *made = &stacks[2];
 	int leak = r->kind == REPORT_EXEC_LEAK || r->kind == REPORT_EXIT_LEAK;
-	char target[PATH_MAX];
+	/* Reports of these kinds are of a number the kernel said EBADF for
+	 * (or would: a close of a closed one). */
+	int closed_now = r->kind == REPORT_DOUBLE_CLOSE || r->kind == REPORT_USE_AFTER_CLOSE;
+	const char *target;
 	const char *fn;
 
 	if (lock_reports() < 0)
@@ -452,7 +491,7 @@ static void emit(const struct report *r)
 		return;
 	}
 	__atomic_store_n(&reported, 1, __ATOMIC_RELAXED);
-	refers_to(r->fd, target, sizeof(target));
+	target = refers_to(r);
 	fn = "";
 	for (int i = 0; i < (leak ? made : call)->n && !fn[0]; i++)
 		fn = (leak ? made : call)->sym[i].name;
@@ -461,9 +500,10 @@ static void emit(const struct report *r)
 		o_str("{\"ufd\":\"report\",\"kind\":\"");
 		o_str(report_kind_name[r->kind]);
 		o_str("\",\"pid\":");
-		o_num((unsigned long)ufd_sys_getpid());
+		o_num(my_pid);
 		o_str(",\"fd\":");
 		o_num((unsigned long)r->fd);
+		o_str(closed_now ? ",\"open\":false" : ",\"open\":true");
 		o_str(",\"refers_to\":");
 		o_json(target);
 		if (r->what) {
@@ -474,7 +514,7 @@ static void emit(const struct report *r)
 		o_str("}\n");
 	} else {
 		o_str("==");
-		o_num((unsigned long)ufd_sys_getpid());
+		o_num(my_pid);
 		o_str("==ERROR: ufd: ");
 		o_str(report_kind_name[r->kind]);
 		o_str(": ");
@@ -484,9 +524,11 @@ static void emit(const struct report *r)
 			o_str(" ");
 		}
 		o_num((unsigned long)r->fd);
-		o_str(target[0] ? " (" : " (not open)");
-		if (target[0]) {
-			o_str(target);
+		/* "(NAME)", "(not open)", "(not open, was NAME)". */
+		if (closed_now || target[0]) {
+			o_str(closed_now ? " (not open" : " (");
+			o_str(closed_now && target[0] ? ", was " : "");
+			o_text(target);
 			o_str(")");
 		}
 		o_str("\n");
@@ -496,13 +538,10 @@ static void emit(const struct report *r)
 		o_str(" of descriptor ");
 		o_num((unsigned long)r->fd);
 		o_str(" in ");
-		o_str(fn[0] ? fn : "??");
+		o_text(fn[0] ? fn : "??");
 		o_str("\n\n");
 	}
-	if (to_stderr)
-		ufd_sys6(SYS_write, 2, (long)out, (long)out_len, 0, 0, 0);
-	else
-		ufd_log_file_write(report_path, out, out_len);
+	report_out_write(out, out_len);
 	unlock_reports();
 }
 
@@ -522,6 +561,29 @@ static void report(enum report_kind kind, int fd, enum ufd_call call,
 
 /* ---- recording ---- */
 
+uint32_t report_name_of(int fd)
+{
+	int of = fd >= 0 && vfd_guarded(fd) && !vfd_in_space(fd) ? vfd_owner(fd) : -1;
+	struct fdrec *p = rec_of(of >= 0 ? of : fd, 0);
+
+	return p ? GET(p->name) : 0;
+}
+
+/* Name the descriptors the program was given (0, 1, 2 and any other),
+ * while it is not yet sandboxed: reports of their numbers then say what
+ * they were.  Their records stay "unknown" otherwise (not made by the
+ * program). */
+static void name_given(int fd, void *ctx)
+{
+	char buf[FDNAME_MAX];
+	long n = ufd_proc_fd_link(fd, buf, sizeof(buf));
+	struct fdrec *p;
+
+	(void)ctx;
+	if (n > 0 && !vfd_is_backing(fd) && (p = rec_of(fd, 1)))
+		SET(p->name, fdname_intern(buf, (size_t)n));
+}
+
 void report_created(int fd, enum ufd_call call, int inherit)
 {
 	struct fdrec *p = rec_of(fd, 1);
@@ -532,6 +594,7 @@ void report_created(int fd, enum ufd_call call, int inherit)
 	SET(p->made_tid, gettid_raw());
 	SET(p->made_call, (uint16_t)call);
 	SET(p->inherit, (uint8_t)inherit);
+	SET(p->name, fdname_take((int)call));
 	SET(p->closed_stack, 0);
 	SET(p->state, REC_OPEN);
 }
@@ -706,19 +769,25 @@ void report_init(void)
 
 	if (!ufd_settings.report || chunks)
 		return;
-	to_stderr = !strcmp(ufd_settings.report, "stderr");
-	if (!to_stderr && ufd_log_file_init("UFD_REPORT", ufd_settings.report,
-					    report_path) < 0)
-		to_stderr = 1;
+	report_out_open();
+	my_pid = (uint32_t)ufd_sys_getpid();
+	my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	fdname_init();
 	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
 								     "fnmatch");
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	if (ufd_settings.suppress)
 		load_suppressions(ufd_settings.suppress);
 	stack_init();
+	p = ufd_sys_mmap(NULL, (size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec),
+			 PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!ufd_sys_is_error((long)p))
+		chunk_pool = p;
 	p = ufd_sys_mmap(NULL, NCHUNKS * sizeof(*chunks), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (!ufd_sys_is_error((long)p))
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
+	ufd_proc_fds(name_given, NULL);
 	pthread_atfork(NULL, NULL, report_fork_child);
 }

@@ -70,6 +70,11 @@ void report_fork_child(void);
  */
 void report_created(int fd, enum ufd_call call, int inherit);
 
+/* What fd refers to, as its record says: an fdname.h id, 0 if not known.
+ * For ufd's backing descriptor of a virtual one, the virtual one's.
+ * Lock-free, async-signal-safe, no system call. */
+uint32_t report_name_of(int fd);
+
 /* The program cleared fd's close-on-exec flag (fcntl F_SETFD): it means
  * fd to cross an exec. */
 void report_inherit(int fd);

@@ -16,8 +16,10 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "fdname.h"
 #include "procfs.h"
 #include "report.h"
+#include "report_out.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -808,6 +810,8 @@ static __attribute__((noinline, cold)) int dup_reported(int oldfd, int newfd,
 			  (flags & O_CLOFORK ? VFD_CLOFORK : 0);
 	int f, r;
 
+	if (oldfd != newfd)
+		report_out_make_way(newfd);
 	if (oldfd != newfd && vfd_is_backing(newfd))
 		report_not_owned(newfd, call, 0);
 	else if (oldfd != newfd && vfd_in_space(newfd) &&
@@ -820,8 +824,10 @@ static __attribute__((noinline, cold)) int dup_reported(int oldfd, int newfd,
 				     vflags & VFD_CLOFORK);
 	if (r == -EBADF)
 		report_ebadf(oldfd, call);
-	if (r >= 0)
+	if (r >= 0) {
+		fdname_pending(call, report_name_of(oldfd), 0, 1);
 		report_created(r, call, 1);
+	}
 	return ufd_ret(r);
 }
 
@@ -945,8 +951,10 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		    (unsigned)argi < FD_UNSEQ_LIMIT)
 		{
 			r = vfd_create(vfd_translate(fd), vflags, VFD_AT_LOWEST, argi);
-			if (r >= 0 && ufd_settings.report)
+			if (r >= 0 && ufd_settings.report) {
+				fdname_pending(call, report_name_of(fd), 0, 1);
 				report_created(r, call, 0);
+			}
 			return ufd_ret(r);
 		}
 		/* F_DUPFD_CLOFORK is F_DUPFD_CLOEXEC under UFD_CLOEXEC. */
@@ -1143,6 +1151,8 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
  * (shim_report.c); out of line, tail-called. */
 static __attribute__((noinline, cold)) int close_reported(int fd)
 {
+	if (fd == report_out_fd())
+		return -EBADF; /* the reports' destination: ufd's */
 	if (vfd_is_backing(fd))
 		report_not_owned(fd, UFD_CALL_close, 0);
 	else
@@ -1263,11 +1273,27 @@ static void close_range_report(unsigned first, unsigned last, unsigned flags,
 		report_closing_range(first, last, call);
 }
 
+/* vfd_close_range, but for the sanitizer's report destination (ufd's
+ * own, report_out.h), which stays open: the range is closed on each side
+ * of it. */
+static int close_range_keeping(unsigned first, unsigned last, unsigned flags)
+{
+	int keep = ufd_settings.report ? report_out_fd() : -1, r = 0;
+
+	if (keep < 0 || (unsigned)keep < first || (unsigned)keep > last)
+		return vfd_close_range(first, last, flags);
+	if ((unsigned)keep > first)
+		r = vfd_close_range(first, (unsigned)keep - 1, flags);
+	if (r == 0 && (unsigned)keep < last)
+		r = vfd_close_range((unsigned)keep + 1, last, flags);
+	return r;
+}
+
 UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 {
 	if (ufd_settings.report)
 		close_range_report(first, last, (unsigned)flags, UFD_CALL_close_range);
-	return ufd_ret(closed_range(vfd_close_range(first, last, (unsigned)flags),
+	return ufd_ret(closed_range(close_range_keeping(first, last, (unsigned)flags),
 				    first, last, (unsigned)flags));
 }
 
@@ -1284,7 +1310,7 @@ UFD_PUBLIC void closefrom(int lowfd)
 
 	if (ufd_settings.report)
 		close_range_report(first, ~0U, 0, UFD_CALL_closefrom);
-	r = closed_range(vfd_close_range(first, ~0U, 0), first, ~0U, 0);
+	r = closed_range(close_range_keeping(first, ~0U, 0), first, ~0U, 0);
 
 	if (r < 0) {
 		static const char msg[] = "ufd: closefrom: close_range failed\n";

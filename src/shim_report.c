@@ -16,12 +16,19 @@
  * The wrappers call the real function with descriptors translated: a
  * closed virtual number reaches it as itself (vfd_translate has nothing
  * for it), and that is the number looked up.
+ *
+ * The naming functions (name_NAME) see the arguments of a call that makes
+ * a descriptor and, when it succeeds, leave what it refers to pending
+ * (fdname.h) for the record the wrapper makes as it finishes the
+ * descriptor (report_created): a report needs no system call to say it.
  */
 #include "shim.h"
 
 #include <stdarg.h>
 
+#include "fdname.h"
 #include "report.h"
+#include "report_out.h"
 
 /* Each FD(x) of a generated row's fds is looked up when the call fails
  * with EBADF. */
@@ -70,6 +77,10 @@ static int (*prev_close)(int);
 
 static int check_close(int fd)
 {
+	if (fd == report_out_fd() && fd >= 0) {
+		errno = EBADF; /* ufd's: not the program's to close */
+		return -1;
+	}
 	report_closing(fd, UFD_CALL_close);
 	return prev_close(fd);
 }
@@ -80,10 +91,16 @@ static int (*prev_dup3)(int, int, int);
 
 static int check_dup2(int oldfd, int newfd)
 {
-	int r = prev_dup2(oldfd, newfd);
+	int r;
 
-	if (r >= 0)
+	if (oldfd != newfd)
+		report_out_make_way(newfd);
+	r = prev_dup2(oldfd, newfd);
+
+	if (r >= 0) {
+		fdname_pending(UFD_CALL_dup2, report_name_of(oldfd), 0, 1);
 		report_created(r, UFD_CALL_dup2, 1);
+	}
 	else if (errno == EBADF) {
 		report_ebadf(oldfd, UFD_CALL_dup2);
 		errno = EBADF;
@@ -93,10 +110,16 @@ static int check_dup2(int oldfd, int newfd)
 
 static int check_dup3(int oldfd, int newfd, int flags)
 {
-	int r = prev_dup3(oldfd, newfd, flags);
+	int r;
 
-	if (r >= 0)
+	if (oldfd != newfd)
+		report_out_make_way(newfd);
+	r = prev_dup3(oldfd, newfd, flags);
+
+	if (r >= 0) {
+		fdname_pending(UFD_CALL_dup3, report_name_of(oldfd), 0, 1);
 		report_created(r, UFD_CALL_dup3, !(flags & O_CLOEXEC));
+	}
 	else if (errno == EBADF) {
 		report_ebadf(oldfd, UFD_CALL_dup3);
 		errno = EBADF;
@@ -119,6 +142,8 @@ static int check_dup3(int oldfd, int newfd, int flags)
 		r = prev_##name(fd, cmd, arg);                           \
 		if (r == 0 && cmd == F_SETFD && !((long)arg & FD_CLOEXEC)) \
 			report_inherit(fd);                              \
+		else if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) \
+			fdname_pending(UFD_CALL_##name, report_name_of(fd), 0, 1); \
 		else if (r < 0 && errno == EBADF) {                      \
 			report_ebadf(fd, UFD_CALL_##name);               \
 			errno = EBADF;                                   \
@@ -375,7 +400,139 @@ static long int check_fdelt_warn(long int d)
 	return prev___fdelt_warn(d);
 }
 
+/* ---- what new descriptors refer to ---- */
+
+/* A call whose success (ok, of r_) made a descriptor named id. */
+#define NAMED(name, ret, params, args, ok, id)                           \
+	static ret (*prevn_##name) params;                                \
+	static ret name_##name params                                     \
+	{                                                                 \
+		ret r_ = prevn_##name args;                               \
+		if (ok)                                                   \
+			fdname_pending(UFD_CALL_##name, (id), 0, 1);      \
+		return r_;                                                \
+	}
+
+/* The open family's variadic entries: mode read as CHECK_FCNTL reads its
+ * argument, passed on. */
+#define NAMED_OPEN(name, params, args, dir)                               \
+	static int (*prevn_##name)(UFD_UNPAREN params, ...);              \
+	static int name_##name(UFD_UNPAREN params, ...)                   \
+	{                                                                 \
+		va_list ap;                                               \
+		mode_t mode;                                              \
+		int r_;                                                   \
+		va_start(ap, flags);                                      \
+		mode = va_arg(ap, mode_t);                                \
+		va_end(ap);                                               \
+		r_ = prevn_##name(UFD_UNPAREN args, mode);                \
+		if (r_ >= 0)                                              \
+			fdname_pending(UFD_CALL_##name,                   \
+				       fdname_path(report_name_of(dir), path), 0, 1); \
+		return r_;                                                \
+	}
+NAMED_OPEN(open, (const char *path, int flags), (path, flags), -1)
+NAMED_OPEN(open64, (const char *path, int flags), (path, flags), -1)
+NAMED_OPEN(openat, (int dirfd, const char *path, int flags), (dirfd, path, flags), dirfd)
+NAMED_OPEN(openat64, (int dirfd, const char *path, int flags), (dirfd, path, flags), dirfd)
+#define PATH_ID(path) fdname_path(0, path)
+#define AT_ID(dirfd, path) fdname_path(report_name_of(dirfd), path)
+NAMED(__open_2, int, (const char *path, int flags), (path, flags), r_ >= 0, PATH_ID(path))
+NAMED(__open64_2, int, (const char *path, int flags), (path, flags), r_ >= 0, PATH_ID(path))
+NAMED(__openat_2, int, (int dirfd, const char *path, int flags), (dirfd, path, flags),
+      r_ >= 0, AT_ID(dirfd, path))
+NAMED(__openat64_2, int, (int dirfd, const char *path, int flags), (dirfd, path, flags),
+      r_ >= 0, AT_ID(dirfd, path))
+NAMED(creat, int, (const char *path, mode_t mode), (path, mode), r_ >= 0, PATH_ID(path))
+NAMED(creat64, int, (const char *path, mode_t mode), (path, mode), r_ >= 0, PATH_ID(path))
+NAMED(mkstemp, int, (char *t), (t), r_ >= 0, PATH_ID(t))
+NAMED(mkstemp64, int, (char *t), (t), r_ >= 0, PATH_ID(t))
+NAMED(mkstemps, int, (char *t, int n), (t, n), r_ >= 0, PATH_ID(t))
+NAMED(mkstemps64, int, (char *t, int n), (t, n), r_ >= 0, PATH_ID(t))
+NAMED(mkostemp, int, (char *t, int f), (t, f), r_ >= 0, PATH_ID(t))
+NAMED(mkostemp64, int, (char *t, int f), (t, f), r_ >= 0, PATH_ID(t))
+NAMED(mkostemps, int, (char *t, int n, int f), (t, n, f), r_ >= 0, PATH_ID(t))
+NAMED(mkostemps64, int, (char *t, int n, int f), (t, n, f), r_ >= 0, PATH_ID(t))
+NAMED(fopen, FILE *, (const char *path, const char *mode), (path, mode), r_, PATH_ID(path))
+NAMED(fopen64, FILE *, (const char *path, const char *mode), (path, mode), r_,
+      PATH_ID(path))
+NAMED(freopen, FILE *, (const char *path, const char *mode, FILE *fp), (path, mode, fp),
+      r_ && path, PATH_ID(path))
+NAMED(freopen64, FILE *, (const char *path, const char *mode, FILE *fp),
+      (path, mode, fp), r_ && path, PATH_ID(path))
+NAMED(opendir, DIR *, (const char *path), (path), r_, PATH_ID(path))
+NAMED(shm_open, int, (const char *name, int oflag, mode_t mode), (name, oflag, mode),
+      r_ >= 0, fdname_prefixed(name[0] == '/' ? "/dev/shm" : "/dev/shm/", name))
+NAMED(socket, int, (int domain, int type, int protocol), (domain, type, protocol),
+      r_ >= 0, fdname_socket(domain, type))
+NAMED(accept, int, (int fd, __SOCKADDR_ARG addr, socklen_t *len), (fd, addr, len),
+      r_ >= 0, report_name_of(fd))
+NAMED(accept4, int, (int fd, __SOCKADDR_ARG addr, socklen_t *len, int flags),
+      (fd, addr, len, flags), r_ >= 0, report_name_of(fd))
+NAMED(dup, int, (int fd), (fd), r_ >= 0, report_name_of(fd))
+NAMED(eventfd, int, (unsigned int v, int flags), (v, flags), r_ >= 0,
+      fdname_str("anon_inode:[eventfd]"))
+NAMED(epoll_create, int, (int size), (size), r_ >= 0, fdname_str("anon_inode:[eventpoll]"))
+NAMED(epoll_create1, int, (int flags), (flags), r_ >= 0,
+      fdname_str("anon_inode:[eventpoll]"))
+NAMED(inotify_init, int, (void), (), r_ >= 0, fdname_str("anon_inode:inotify"))
+NAMED(inotify_init1, int, (int flags), (flags), r_ >= 0, fdname_str("anon_inode:inotify"))
+NAMED(timerfd_create, int, (clockid_t clock, int flags), (clock, flags), r_ >= 0,
+      fdname_str("anon_inode:[timerfd]"))
+NAMED(signalfd, int, (int fd, const sigset_t *mask, int flags), (fd, mask, flags),
+      r_ >= 0 && fd == -1, fdname_str("anon_inode:[signalfd]"))
+NAMED(pidfd_open, int, (pid_t pid, unsigned int flags), (pid, flags), r_ >= 0,
+      fdname_str("anon_inode:[pidfd]"))
+NAMED(fanotify_init, int, (unsigned int flags, unsigned int ev), (flags, ev), r_ >= 0,
+      fdname_str("anon_inode:[fanotify]"))
+NAMED(posix_openpt, int, (int flags), (flags), r_ >= 0, fdname_str("/dev/ptmx"))
+NAMED(getpt, int, (void), (), r_ >= 0, fdname_str("/dev/ptmx"))
+NAMED(memfd_create, int, (const char *name, unsigned int flags), (name, flags), r_ >= 0,
+      fdname_prefixed("/memfd:", name))
+
+/* Pairs: two names, in the order the wrappers finish them. */
+static int (*prevn_pipe)(int[2]);
+static int (*prevn_pipe2)(int[2], int);
+static int (*prevn_socketpair)(int, int, int, int[2]);
+
+static void name_ends(enum ufd_call call)
+{
+	fdname_pending(call, fdname_str("pipe:[read end]"), fdname_str("pipe:[write end]"),
+		       2);
+}
+
+static int name_pipe(int fds[2])
+{
+	int r = prevn_pipe(fds);
+
+	if (r == 0)
+		name_ends(UFD_CALL_pipe);
+	return r;
+}
+
+static int name_pipe2(int fds[2], int flags)
+{
+	int r = prevn_pipe2(fds, flags);
+
+	if (r == 0)
+		name_ends(UFD_CALL_pipe2);
+	return r;
+}
+
+static int name_socketpair(int domain, int type, int protocol, int sv[2])
+{
+	int r = prevn_socketpair(domain, type, protocol, sv);
+
+	if (r == 0) {
+		uint32_t id = fdname_socket(domain, type);
+
+		fdname_pending(UFD_CALL_socketpair, id, id, 2);
+	}
+	return r;
+}
+
 #define INSTALL(name) UFD_REAL_PUT_FRONT(name, check_##name, prev_##name)
+#define INSTALL_NAMED(name) UFD_REAL_PUT_FRONT(name, name_##name, prevn_##name)
 
 void ufd_report_shim_init(void)
 {
@@ -409,4 +566,47 @@ void ufd_report_shim_init(void)
 	INSTALL(ppoll);
 	INSTALL(__poll_chk);
 	INSTALL(__ppoll_chk);
+	INSTALL_NAMED(open);
+	INSTALL_NAMED(open64);
+	INSTALL_NAMED(openat);
+	INSTALL_NAMED(openat64);
+	INSTALL_NAMED(__open_2);
+	INSTALL_NAMED(__open64_2);
+	INSTALL_NAMED(__openat_2);
+	INSTALL_NAMED(__openat64_2);
+	INSTALL_NAMED(creat);
+	INSTALL_NAMED(creat64);
+	INSTALL_NAMED(mkstemp);
+	INSTALL_NAMED(mkstemp64);
+	INSTALL_NAMED(mkstemps);
+	INSTALL_NAMED(mkstemps64);
+	INSTALL_NAMED(mkostemp);
+	INSTALL_NAMED(mkostemp64);
+	INSTALL_NAMED(mkostemps);
+	INSTALL_NAMED(mkostemps64);
+	INSTALL_NAMED(fopen);
+	INSTALL_NAMED(fopen64);
+	INSTALL_NAMED(freopen);
+	INSTALL_NAMED(freopen64);
+	INSTALL_NAMED(opendir);
+	INSTALL_NAMED(shm_open);
+	INSTALL_NAMED(socket);
+	INSTALL_NAMED(socketpair);
+	INSTALL_NAMED(accept);
+	INSTALL_NAMED(accept4);
+	INSTALL_NAMED(dup);
+	INSTALL_NAMED(pipe);
+	INSTALL_NAMED(pipe2);
+	INSTALL_NAMED(eventfd);
+	INSTALL_NAMED(epoll_create);
+	INSTALL_NAMED(epoll_create1);
+	INSTALL_NAMED(inotify_init);
+	INSTALL_NAMED(inotify_init1);
+	INSTALL_NAMED(timerfd_create);
+	INSTALL_NAMED(signalfd);
+	INSTALL_NAMED(pidfd_open);
+	INSTALL_NAMED(fanotify_init);
+	INSTALL_NAMED(posix_openpt);
+	INSTALL_NAMED(getpt);
+	INSTALL_NAMED(memfd_create);
 }

@@ -16,7 +16,8 @@
  * closes "every descriptor" by walking that listing would otherwise find
  * ufd's backing descriptors (and could not close them: close() says EBADF),
  * and would miss its virtual ones.  So readdir on a stream opened on that
- * directory skips backing descriptors and, once the kernel's entries are
+ * directory skips backing descriptors (and the sanitizer's report
+ * destination, ufd's too) and, once the kernel's entries are
  * done, lists the open virtual descriptors that are not hidden
  * (NONSEQFD_HIDE) -- what the 2007 kernel patch made the kernel's own
  * listing do.
@@ -34,6 +35,7 @@
 
 #include "procfs.h"
 #include "report.h"
+#include "report_out.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -467,13 +469,15 @@ static struct listing *find_listing(DIR *dir)
 	return l;
 }
 
-/* Is this entry name a backing descriptor? */
+/* Is this entry name a backing descriptor, or the sanitizer's report
+ * destination (ufd's too: report_out.h)? */
 static int names_backing(const char *name)
 {
 	unsigned long n;
 	const char *end = ufd_parse_decimal(name, FD_UNSEQ_BASE - 1, &n);
 
-	return end && *end == '\0' && vfd_owner((int)n) >= 0;
+	return end && *end == '\0' &&
+	       (vfd_owner((int)n) >= 0 || (int)n == report_out_fd());
 }
 
 /* The next entry of a filtered stream; next_real reads the kernel's. */

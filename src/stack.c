@@ -14,6 +14,14 @@
  * backtrace and dladdr1 are looked up (dlsym) when reports are turned on,
  * not imported: each import of libufd.so costs every process a symbol
  * binding at load, reports or not.
+ *
+ * No system call after stack_init (issue 23: a report under a seccomp
+ * filter makes none but its write): the modules loaded at start-up are
+ * mapped there, with the program's path, and a report only reads those
+ * mappings; a module loaded later (dlopen) is named by dladdr alone.
+ * backtrace's one-time dlopen of libgcc_s is made there too; after it,
+ * libgcc's unwinder and dladdr read the loader's tables, taking its lock
+ * (a futex wait only if another thread holds it).
  */
 #define _GNU_SOURCE 1
 #include "stack.h"
@@ -113,6 +121,9 @@ static int is_self(uintptr_t pc)
 	return in_ranges(&self_ranges, pc);
 }
 
+static char exe_path[256]; /* the program's, read at start-up */
+static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx);
+
 int stack_init(void)
 {
 	void *p, *q, *warm[4];
@@ -143,6 +154,14 @@ int stack_init(void)
 	dl_iterate_phdr(find_ranges, self);
 	/* Loads libgcc_s now, not in the first capture. */
 	backtrace_fn(warm, 4);
+	{
+		long n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
+				  (long)exe_path, sizeof(exe_path) - 1, 0, 0);
+
+		exe_path[n > 0 ? n : 0] = 0;
+	}
+	/* After the warm-up: libgcc_s is one of them. */
+	dl_iterate_phdr(map_modules, NULL);
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
 	return 0;
@@ -251,9 +270,10 @@ struct elf_file {
 	size_t strs_len;
 };
 
-#define ELF_CACHE 8
+#define ELF_CACHE 64
 static struct elf_file elf_cache[ELF_CACHE];
 static unsigned elf_next;
+static int elf_parsed[ELF_CACHE];
 
 /* The symbol table of the mapped file f, or leave f->syms NULL. */
 static void elf_tables(struct elf_file *f)
@@ -287,40 +307,61 @@ static void elf_tables(struct elf_file *f)
 	}
 }
 
-/* The cached mapping of the file at path, mapped now if it is not. */
-static struct elf_file *elf_open(const char *path)
+/* The mapping of the file at path made at start-up, its symbol table
+ * found on first use (reading it is no system call), or NULL. */
+static struct elf_file *elf_find(const char *path)
+{
+	for (unsigned i = 0; i < ELF_CACHE && i < elf_next; i++)
+		if (elf_cache[i].map && !strcmp(elf_cache[i].path, path)) {
+			if (!elf_parsed[i]) {
+				elf_tables(&elf_cache[i]);
+				elf_parsed[i] = 1;
+			}
+			return &elf_cache[i];
+		}
+	return NULL;
+}
+
+/* Map the file at path, from stack_init. */
+static void elf_open(const char *path)
 {
 	struct elf_file *f;
 	struct stat st;
 	void *map;
 	int fd;
 
-	for (int i = 0; i < ELF_CACHE; i++)
-		if (elf_cache[i].map && !strcmp(elf_cache[i].path, path))
-			return &elf_cache[i];
-	if (strlen(path) >= sizeof(f->path))
-		return NULL;
+	if (elf_next >= ELF_CACHE || strlen(path) >= sizeof(f->path))
+		return;
 	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC,
 			   0, 0, 0);
 	if (fd < 0)
-		return NULL;
+		return;
 	if (ufd_sys_fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
 		ufd_sys_close(fd);
-		return NULL;
+		return;
 	}
 	map = ufd_sys_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	ufd_sys_close(fd);
 	if (ufd_sys_is_error((long)map))
-		return NULL;
-	f = &elf_cache[elf_next++ % ELF_CACHE];
-	if (f->map)
-		ufd_sys_munmap((void *)f->map, f->len);
-	memset(f, 0, sizeof(*f));
+		return;
+	f = &elf_cache[elf_next];
 	strcpy(f->path, path);
 	f->map = map;
 	f->len = (size_t)st.st_size;
-	elf_tables(f);
-	return f;
+	elf_next++;
+}
+
+/* dl_iterate_phdr's callback: each module with a file, mapped. */
+static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
+								 : exe_path;
+
+	(void)size;
+	(void)ctx;
+	if (name[0] == '/')
+		elf_open(name);
+	return 0;
 }
 
 /* The function of f nearest at or below addr (relative to the module's
@@ -356,21 +397,15 @@ int stack_symbolize(uintptr_t pc, struct stack_symbol *s)
 	if (!dladdr1_fn || !dladdr1_fn((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
 	    !lm)
 		return -ENOENT;
-	if (lm->l_name && lm->l_name[0]) {
-		snprintf(s->module, sizeof(s->module), "%s", lm->l_name);
-	} else {
-		long n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
-				  (long)s->module, sizeof(s->module) - 1, 0, 0);
-
-		s->module[n > 0 ? n : 0] = 0;
-	}
+	snprintf(s->module, sizeof(s->module), "%s",
+		 lm->l_name && lm->l_name[0] ? lm->l_name : exe_path);
 	s->module_off = pc - lm->l_addr;
 	/* Offsets from `at` first, from pc at the end (as ASan prints). */
 	if (info.dli_sname && info.dli_saddr) {
 		snprintf(s->name, sizeof(s->name), "%s", info.dli_sname);
 		s->name_off = at - (uintptr_t)info.dli_saddr;
 	}
-	if (s->module[0] && (f = elf_open(s->module)) && f->syms)
+	if (s->module[0] && (f = elf_find(s->module)) && f->syms)
 		elf_nearest(f, at - lm->l_addr, s);
 	if (s->name[0])
 		s->name_off++;

@@ -56,7 +56,7 @@ for call in select pselect; do
 		run "$n" "$plain" "$call-closed" -- UFD_MODE=$mode UFD_SEED=5
 		grep -q "^$call: Bad file descriptor$" "$tmp/$n.out" || { show "$n"; fail "$n: not EBADF"; }
 		[ "$(count "$n" use-after-close)" -eq 1 ] || { show "$n"; fail "$n: not one use-after-close report"; }
-		has "$n" "$uac [0-9]+ \\(not open\\)$"
+		has "$n" "$uac [0-9]+ \\(not open(, was .*)?\\)$"
 		has "$n" "^  call by $call in thread"
 		section "$n" call select_on
 		section "$n" closed close_early

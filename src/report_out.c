@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_out.c - the sanitizer's report destination (report_out.h).
+ */
+#define _GNU_SOURCE 1
+#include "report_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <termios.h>
+
+#include "settings.h"
+#include "sys.h"
+#include "text.h"
+
+/* The destination: 2 for stderr. */
+static int out_fd = 2;
+static int failed; /* a write failed: said once */
+
+/* File systems whose regular files are the kernel's controls or views,
+ * not storage: writing report text there reads as a command. */
+static const struct {
+	long magic;
+	const char *name;
+} pseudo[] = {
+	{ PROC_SUPER_MAGIC, "proc" },	  { SYSFS_MAGIC, "sysfs" },
+	{ DEBUGFS_MAGIC, "debugfs" },	  { TRACEFS_MAGIC, "tracefs" },
+	{ SECURITYFS_MAGIC, "securityfs" }, { CGROUP_SUPER_MAGIC, "cgroup" },
+	{ CGROUP2_SUPER_MAGIC, "cgroup2" }, { 0x62656570, "configfs" },
+	{ BPF_FS_MAGIC, "bpf" },	  { EFIVARFS_MAGIC, "efivarfs" },
+	{ PSTOREFS_MAGIC, "pstore" },	  { SELINUX_MAGIC, "selinuxfs" },
+	{ SMACK_MAGIC, "smackfs" },	  { BINFMTFS_MAGIC, "binfmt_misc" },
+	{ 0x65735543, "fusectl" },
+};
+
+static int refuse(const char *why, const char *detail)
+{
+	fprintf(stderr, "ufd: UFD_REPORT=\"%s\": %s%s%s; reports go to stderr\n",
+		ufd_settings.report, why, detail ? " " : "", detail ? detail : "");
+	return -1;
+}
+
+/* fd is open on the destination: can it take reports?  0, or -1 after
+ * the line on stderr. */
+static int check(int fd)
+{
+	struct termios t;
+	struct statfs fs;
+	struct stat st;
+
+	if (ufd_sys_fstat(fd, &st) < 0)
+		return refuse("cannot be examined (fstat failed)", NULL);
+	if (S_ISREG(st.st_mode)) {
+		if (ufd_sys6(SYS_fstatfs, fd, (long)&fs, 0, 0, 0, 0) < 0)
+			return refuse("cannot be examined (fstatfs failed)", NULL);
+		for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
+			if ((long)fs.f_type == pseudo[i].magic)
+				return refuse("is a control file of the kernel, not a "
+					      "place for reports: on", pseudo[i].name);
+		return 0;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+		return 0;
+	if (S_ISCHR(st.st_mode) && ufd_sys3(SYS_ioctl, fd, TCGETS, (long)&t) == 0)
+		return 0;
+	return refuse("is not a regular file, a terminal or a FIFO:",
+		      S_ISCHR(st.st_mode) ? "a device that is no terminal" :
+		      S_ISBLK(st.st_mode) ? "a block device" :
+		      S_ISDIR(st.st_mode) ? "a directory" : "of another kind");
+}
+
+/*
+ * fd moved out of the application's way, as placement.h places backing
+ * descriptors: past its soft limit S where the hard limit H leaves room
+ * (at S + room - 1, room = min(S, H - S, 64Ki): the top of placement's
+ * room, which it fills from the bottom), the soft limit raised only for
+ * the F_DUPFD; else the highest free number below min(S, 64Ki).  The new
+ * descriptor, or fd itself if it cannot move.
+ */
+static int place(int fd)
+{
+	struct rlimit rl, up;
+	long r = ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0);
+	int to = -1;
+
+	if (r < 0)
+		return fd;
+	if (rl.rlim_max > rl.rlim_cur) {
+		rlim_t room = rl.rlim_cur;
+
+		if (room > rl.rlim_max - rl.rlim_cur)
+			room = rl.rlim_max - rl.rlim_cur;
+		if (room > 65536)
+			room = 65536;
+		up = rl;
+		up.rlim_cur = rl.rlim_cur + room;
+		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&up, 0, 0, 0) == 0) {
+			to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, (long)(up.rlim_cur - 1));
+			ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&rl, 0, 0, 0);
+		}
+	}
+	for (long top = (long)(rl.rlim_cur < 65536 ? rl.rlim_cur : 65536) - 1, at = top;
+	     to < 0 && at > fd && at > top - 256; at--)
+		to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, at);
+	if (to < 0)
+		return fd;
+	ufd_sys_close(fd);
+	return to;
+}
+
+int report_out_open(void)
+{
+	const char *path = ufd_settings.report;
+	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	int fd;
+
+	if (!strcmp(path, "stderr"))
+		return 0;
+	/* The last component is not followed to a regular file (a link
+	 * planted where the user's file would be made); /dev/stderr and the
+	 * like, links to a terminal or a pipe, are. */
+	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, flags | O_NOFOLLOW, 0644,
+			   0, 0);
+	if (fd == -ELOOP) {
+		struct stat st;
+
+		fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path, flags & ~O_CREAT,
+				   0, 0, 0);
+		if (fd >= 0 && (ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode))) {
+			ufd_sys_close(fd);
+			return refuse("is a symbolic link to a regular file, not "
+				      "followed", NULL);
+		}
+	}
+	if (fd == -ENXIO)
+		return refuse("is a FIFO without a reader, or a socket", NULL);
+	if (fd < 0)
+		return refuse("cannot be opened for appending:", strerror(-fd));
+	if (check(fd) < 0) {
+		ufd_sys_close(fd);
+		return -1;
+	}
+	/* O_NONBLOCK kept the open from waiting for a FIFO's reader; a
+	 * report waits for room as the program's own output would. */
+	ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
+	out_fd = place(fd);
+	return 0;
+}
+
+int report_out_fd(void)
+{
+	int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
+
+	return fd == 2 ? -1 : fd;
+}
+
+void report_out_make_way(int fd)
+{
+	int was = __atomic_load_n(&out_fd, __ATOMIC_RELAXED), to;
+
+	if (fd != was || was == 2)
+		return;
+	to = ufd_sys_fcntl(was, F_DUPFD_CLOEXEC, was > 259 ? was - 256 : 3);
+	if (to < 0)
+		return; /* the program's call closes it: reports then fail, said */
+	__atomic_store_n(&out_fd, to, __ATOMIC_RELAXED);
+	ufd_sys_close(was);
+}
+
+/* Say once on stderr that a report could not be written (err: -errno). */
+static void say_failed(long err)
+{
+	char line[128] = "ufd: UFD_REPORT: a report could not be written (errno ";
+	size_t n = strlen(line);
+	static const char tail[] = "); reports are being lost\n";
+
+	if (__atomic_exchange_n(&failed, 1, __ATOMIC_RELAXED))
+		return;
+	n = (size_t)(ufd_put_decimal(line + n, (unsigned long)-err) - line);
+	memcpy(line + n, tail, sizeof(tail) - 1);
+	ufd_sys6(SYS_write, 2, (long)line, (long)(n + sizeof(tail) - 1), 0, 0, 0);
+}
+
+void report_out_write(const char *buf, size_t len)
+{
+	while (len) {
+		int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
+		long r = ufd_sys6(SYS_write, fd, (long)buf, (long)len, 0, 0, 0);
+
+		if (r == -EINTR)
+			continue;
+		if (r <= 0) {
+			if (fd != 2)
+				say_failed(r < 0 ? r : -EIO);
+			return;
+		}
+		buf += r;
+		len -= (size_t)r;
+	}
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_out.h - where the sanitizer's reports go (UFD_REPORT): stderr,
+ * or a destination opened once, before the program runs, close-on-exec,
+ * and placed where backing descriptors go (placement.h): above the
+ * application's RLIMIT_NOFILE where the hard limit leaves room (at the top
+ * of the room placement uses), else at the top of the numbers below it.
+ * The program's close, close_range and closefrom leave it open (the
+ * shim asks report_out_fd).  Writing a report is then one write(2) on it
+ * and no other system call (issue 23).
+ *
+ * A destination that cannot take reports is refused at start-up with one
+ * line on stderr, and reports go to stderr: anything but a regular file
+ * on a real file system (not /proc, /sys and their like, whose "files"
+ * are control knobs), a terminal, or a FIFO with a reader.  A write that
+ * fails is said once on stderr.
+ */
+#ifndef UFD_REPORT_OUT_H
+#define UFD_REPORT_OUT_H
+
+#include <stddef.h>
+
+/*
+ * Open UFD_REPORT's destination (ufd_settings.report, not NULL): 0, or -1
+ * after a line on stderr (reports then go to stderr).  From report_init,
+ * in the constructor.  Not async-signal-safe.
+ */
+int report_out_open(void);
+
+/* The destination's descriptor, ufd's own, or -1 (none, or stderr).
+ * Lock-free, async-signal-safe. */
+int report_out_fd(void);
+
+/*
+ * The program is about to dup2/dup3 onto fd: if fd is the destination's
+ * number, the destination moves to a free number just below it first
+ * (the program's call then replaces nothing of ufd's), as a backing
+ * descriptor moves.  Two system calls, in that rare case only.
+ * Async-signal-safe.
+ */
+void report_out_make_way(int fd);
+
+/*
+ * Write len bytes of report text to the destination, whole (a short
+ * write is continued, EINTR retried).  A failure is said once on stderr,
+ * and the text is dropped.  Async-signal-safe; system calls: write only
+ * (and the one on stderr when it fails).
+ */
+void report_out_write(const char *buf, size_t len);
+
+#endif /* UFD_REPORT_OUT_H */

@@ -1,0 +1,152 @@
+#!/bin/sh
+# Description: the sanitizer's output changes nothing the program does
+# (issue 23, items 1-3).
+#  1. A program under a seccomp filter that allows only write, close and
+#     exit (tests/report_sandbox.c) double-closes, uses after close and
+#     leaks at exit: under ufd, in every mode and with reports to a file
+#     or to stderr, in text and JSON, it gets the three reports and exits
+#     as it does without ufd (no SIGSYS: no system call but write).
+#  2. A destination that cannot take reports (/proc and /sys files, a
+#     device that is no terminal, a directory, a FIFO without a reader)
+#     is refused with one line on stderr, and reports go to stderr; a
+#     FIFO with a reader takes them; a write that fails later is said
+#     once on stderr.
+#  3. A name holding a newline, an escape sequence and a byte that is not
+#     UTF-8 is escaped in text (no forged line, no raw control byte) and
+#     in JSON (every line parses, the name comes back).
+# Usage: report_output.sh LIBUFD SANDBOX   (UFD_TEST_PRELOAD: extra preloads)
+set -u
+lib=$1 prog=$2
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+pre="${preload_extra:+$preload_extra }$lib"
+# ThreadSanitizer's runtime makes system calls of its own in its
+# interceptors (and aborts on a virtual number: tests/report.sh), which
+# the filter refuses.  ASan's passes.
+case $preload_extra in *libtsan*)
+	echo "SKIP: under $preload_extra, whose own system calls the seccomp filter refuses"
+	exit 77 ;;
+esac
+
+# Without ufd: the program's own status and output.
+"$prog" "$tmp" >"$tmp/bare.out" 2>&1
+bare=$?
+[ "$bare" -ne 77 ] || { echo "SKIP: $(cat "$tmp/bare.out")"; exit 77; }
+[ "$bare" -eq 0 ] || { cat "$tmp/bare.out"; fail "without ufd: status $bare"; }
+
+# check NAME: $tmp/NAME.rep holds one report of each kind, in text.
+check() {
+	for kind in double-close use-after-close exit-leak; do
+		n=$(grep -c "^==[0-9]*==ERROR: ufd: $kind: " "$tmp/$1.rep")
+		[ "$n" -eq 1 ] || { cat "$tmp/$1.rep"; fail "$1: $n $kind reports"; }
+	done
+	grep -q "double close of descriptor [0-9]* (not open, was $tmp/file)\$" "$tmp/$1.rep" ||
+		{ cat "$tmp/$1.rep"; fail "$1: the double close does not say what the descriptor was"; }
+}
+
+# 1. Every report, the program's status and output as without ufd.
+for mode in transparent random all; do
+	rm -f "$tmp/f.rep"
+	env LD_PRELOAD="$pre" UFD_MODE=$mode UFD_REPORT="$tmp/f.rep" UFD_REPORT_LEAKS=1 \
+		"$prog" "$tmp" >"$tmp/f.out" 2>"$tmp/f.err"
+	status=$?
+	[ "$status" -eq "$bare" ] || { cat "$tmp/f.err" "$tmp/f.rep"; fail "mode $mode, file: status $status (159 is SIGSYS: a system call the filter refused)"; }
+	cmp -s "$tmp/bare.out" "$tmp/f.out" || fail "mode $mode, file: output differs"
+	[ ! -s "$tmp/f.err" ] || { cat "$tmp/f.err"; fail "mode $mode, file: stderr not empty"; }
+	check f
+	env LD_PRELOAD="$pre" UFD_MODE=$mode UFD_REPORT=stderr UFD_REPORT_LEAKS=1 \
+		"$prog" "$tmp" >"$tmp/e.out" 2>"$tmp/e.rep"
+	status=$?
+	[ "$status" -eq "$bare" ] || { cat "$tmp/e.rep"; fail "mode $mode, stderr: status $status"; }
+	cmp -s "$tmp/bare.out" "$tmp/e.out" || fail "mode $mode, stderr: output differs"
+	check e
+done
+
+# Recording a descriptor made under the filter makes no system call
+# either: two leaks at exit.
+rm -f "$tmp/l.rep"
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/l.rep" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" file late >"$tmp/l.out" 2>"$tmp/l.err"
+status=$?
+[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/l.out" ||
+	{ cat "$tmp/l.err" "$tmp/l.out"; fail "late open: status $status or output"; }
+[ "$(grep -c "ERROR: ufd: exit-leak: leak at exit: still open: descriptor [0-9]* ($tmp/file)\$" "$tmp/l.rep")" -eq 2 ] ||
+	{ cat "$tmp/l.rep"; fail "late open: not two leaks at exit"; }
+
+# The destination survives the program's close-all loop, close_range and
+# a dup2 onto the top number.
+for mode in transparent all; do
+	rm -f "$tmp/s.rep"
+	env LD_PRELOAD="$pre" UFD_MODE=$mode UFD_REPORT="$tmp/s.rep" UFD_REPORT_LEAKS=1 \
+		"$prog" "$tmp" file sweep >"$tmp/s.out" 2>"$tmp/s.err"
+	status=$?
+	[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/s.out" && [ ! -s "$tmp/s.err" ] ||
+		{ cat "$tmp/s.err"; fail "mode $mode, sweep: status $status or output"; }
+	check s
+done
+
+# 2. Destinations that cannot take reports: one line, reports to stderr.
+refused() { # DEST REGEX
+	env LD_PRELOAD="$pre" UFD_REPORT="$1" UFD_REPORT_LEAKS=1 \
+		"$prog" "$tmp" >"$tmp/r.out" 2>"$tmp/r.rep"
+	status=$?
+	[ "$status" -eq "$bare" ] || { cat "$tmp/r.rep"; fail "UFD_REPORT=$1: status $status"; }
+	[ "$(grep -c "^ufd: UFD_REPORT=" "$tmp/r.rep")" -eq 1 ] &&
+		grep -Eq "^ufd: UFD_REPORT=\"$1\": $2.*; reports go to stderr\$" "$tmp/r.rep" ||
+		{ cat "$tmp/r.rep"; fail "UFD_REPORT=$1: not refused in one line"; }
+	check r
+}
+refused /proc/version "is a control file of the kernel.* proc"
+for f in /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/uevent_seqnum \
+	/sys/power/state; do
+	[ -f "$f" ] && { refused "$f" ""; break; }
+done
+refused /dev/null "is not a regular file, a terminal or a FIFO: a device"
+refused "$tmp" "cannot be opened for appending"
+mkfifo "$tmp/fifo"
+refused "$tmp/fifo" "is a FIFO without a reader"
+# A FIFO with a reader takes the reports (the reader: this shell, which
+# reads what is there once the program is gone).
+exec 3<>"$tmp/fifo"
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/fifo" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" >"$tmp/p.out" 2>"$tmp/p.err"
+status=$?
+dd iflag=nonblock <&3 >"$tmp/p.rep" 2>/dev/null
+exec 3<&-
+[ "$status" -eq "$bare" ] && [ ! -s "$tmp/p.err" ] ||
+	{ cat "$tmp/p.err"; fail "UFD_REPORT=FIFO: status $status"; }
+check p
+# A write that fails (files may not grow past 64 bytes: stderr is a pipe
+# here): said once.
+(env LD_PRELOAD="$pre" UFD_REPORT="$tmp/full.rep" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" file full 2>&1 >/dev/null; echo "status $?") | cat >"$tmp/full.err"
+grep -q "^status $bare\$" "$tmp/full.err" || { cat "$tmp/full.err"; fail "a failed write: status"; }
+[ "$(grep -c '^ufd: UFD_REPORT: a report could not be written (errno 27); reports are being lost$' "$tmp/full.err")" -eq 1 ] &&
+	[ "$(wc -l <"$tmp/full.err")" -eq 2 ] || { cat "$tmp/full.err"; fail "a failed write: not said once"; }
+
+# 3. A crafted name: a newline and a forged report line, an escape
+# sequence (clear the screen), a byte that is not UTF-8, and a valid
+# non-ASCII character.
+name=$(printf 'x\n==1==ERROR: ufd: forged\033[2J\377\303\251')
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/t.rep" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" "$name" >/dev/null 2>&1 || fail "crafted name, text: status $?"
+! grep -q '^==1==ERROR: ufd: forged' "$tmp/t.rep" || { cat "$tmp/t.rep"; fail "text: a forged report line"; }
+! grep -q "$(printf '\033')" "$tmp/t.rep" || fail "text: a raw escape byte"
+grep -Fq 'was '"$tmp"'/x\n==1==ERROR: ufd: forged\x1b[2J\xff'"$(printf '\303\251')"')' "$tmp/t.rep" ||
+	{ cat "$tmp/t.rep"; fail "text: the name is not escaped as C does"; }
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/j.rep" UFD_REPORT_LEAKS=1 UFD_REPORT_FORMAT=json \
+	"$prog" "$tmp" "$name" >/dev/null 2>&1 || fail "crafted name, JSON: status $?"
+python3 - "$tmp/j.rep" "$tmp" <<'PY' || fail "JSON: a line that does not parse, or the name lost"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+raw.decode("utf-8")  # strict: every line is UTF-8
+lines = raw.decode().splitlines()
+assert len(lines) == 3, lines
+want = sys.argv[2] + "/x\n==1==ERROR: ufd: forged\x1b[2J\ufffd\u00e9"
+for l in lines:
+    r = json.loads(l)
+    assert r["refers_to"] == want, (r["refers_to"], want)
+assert [json.loads(l)["open"] for l in lines] == [False, False, True], lines
+PY
+echo "PASS: reports under a seccomp filter, refused destinations, escaped names"
