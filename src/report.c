@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "procfs.h"
+#include "report_probe.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -42,6 +43,7 @@ struct fdrec {
 	uint16_t made_call, closed_call;
 	uint8_t state;	 /* REC_* */
 	uint8_t inherit; /* the program means it to cross an exec */
+	uint8_t made_epoch, closed_epoch; /* the process's when made, closed */
 };
 
 /* Numbers are below 2^31: 2^19 chunks of 4096 records, each mapped on its
@@ -79,6 +81,24 @@ static struct fdrec *rec_of(int fd, int make)
 #define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 #define GET(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 
+/*
+ * A fork child starts with its parent's records, which are the parent's
+ * history, not its own: epoch counts the forks since the exec (whose
+ * records start empty), and epoch_pid[e] is the process of epoch e, an
+ * ancestor's for e < epoch.  A record made or closed in another epoch than
+ * the current one was made or closed by an ancestor, before a fork.  (A
+ * byte: 256 nested forks wrap it, and an ancestor's record looks the
+ * process's own.)
+ */
+static uint8_t epoch;
+static uint32_t epoch_pid[256];
+
+/* Did this process close fd (the record p), and not its parent? */
+static int closed_here(struct fdrec *p)
+{
+	return GET(p->state) == REC_CLOSED && GET(p->closed_epoch) == epoch;
+}
+
 static uint32_t gettid_raw(void)
 {
 	return (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -98,6 +118,8 @@ static struct fdrec rec_copy(int fd)
 		r.closed_call = GET(p->closed_call);
 		r.state = GET(p->state);
 		r.inherit = GET(p->inherit);
+		r.made_epoch = GET(p->made_epoch);
+		r.closed_epoch = GET(p->closed_epoch);
 	}
 	return r;
 }
@@ -138,12 +160,21 @@ static void unlock_reports(void)
 	__atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
 }
 
+static void drop_held(void);
+
 /* The fork child has only the forking thread: a lock held by another is
- * no one's there. */
+ * no one's there.  Its epoch begins (once: _Fork and fork's handler). */
 UFD_FORK void report_fork_child(void)
 {
+	uint32_t pid = (uint32_t)ufd_sys_getpid();
+
 	if (owner != gettid_raw())
 		owner = 0;
+	if (epoch_pid[epoch] != pid) {
+		epoch++;
+		epoch_pid[epoch] = pid;
+	}
+	drop_held();
 }
 
 #define OUT_MAX 65536
@@ -367,6 +398,7 @@ struct report {
 	struct fdrec rec;
 	int with_closed;
 	const char *what; /* a word more for close-not-owned */
+	uint32_t more; /* merged: as many more of this kind and making stack */
 };
 
 static const char *const kind_words[REPORT_NKINDS] = {
@@ -398,9 +430,11 @@ static const char *call_name(enum ufd_call call)
 }
 
 /* One part of a report: in text "  TITLE by CALL in thread TID:" and the
- * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}. */
+ * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}.
+ * Done in epoch ep before this one: the thread was an ancestor's, named
+ * (" of process PID, before a fork"; "process":PID). */
 static void o_part(const char *key, const char *title, enum ufd_call call,
-		   uint32_t tid, const struct sym_stack *s)
+		   uint32_t tid, uint8_t ep, const struct sym_stack *s)
 {
 	int json = ufd_settings.report_json;
 
@@ -410,6 +444,11 @@ static void o_part(const char *key, const char *title, enum ufd_call call,
 	o_str(call_name(call));
 	o_str(json ? "\",\"thread\":" : " in thread ");
 	o_num(tid);
+	if (ep != epoch) {
+		o_str(json ? ",\"process\":" : " of process ");
+		o_num(epoch_pid[ep]);
+		o_str(json ? "" : ", before a fork");
+	}
 	if (json) {
 		o_str(",\"stack\":");
 		o_json_stack(s);
@@ -426,13 +465,15 @@ static void o_parts(const struct report *r, const struct sym_stack *call,
 {
 	if (r->kind != REPORT_EXIT_LEAK)
 		o_part("call", r->kind == REPORT_EXEC_LEAK ? "crossing" : "call",
-		       r->call, r->tid, call);
+		       r->call, r->tid, epoch, call);
 	if (r->with_closed)
 		o_part("closed",
 		       r->kind == REPORT_DOUBLE_CLOSE ? "first closed" : "closed",
-		       r->rec.closed_call, r->rec.closed_tid, closed);
+		       r->rec.closed_call, r->rec.closed_tid, r->rec.closed_epoch,
+		       closed);
 	if (r->rec.made_tid) /* made while recording */
-		o_part("made", "made", r->rec.made_call, r->rec.made_tid, made);
+		o_part("made", "made", r->rec.made_call, r->rec.made_tid,
+		       r->rec.made_epoch, made);
 }
 
 static void emit(const struct report *r)
@@ -470,6 +511,10 @@ static void emit(const struct report *r)
 			o_str(",\"what\":");
 			o_json(r->what);
 		}
+		if (r->more) {
+			o_str(",\"more\":");
+			o_num(r->more);
+		}
 		o_parts(r, call, closed, made);
 		o_str("}\n");
 	} else {
@@ -489,6 +534,11 @@ static void emit(const struct report *r)
 			o_str(target);
 			o_str(")");
 		}
+		if (r->more) {
+			o_str(", and ");
+			o_num(r->more);
+			o_str(" more like it");
+		}
 		o_str("\n");
 		o_parts(r, call, closed, made);
 		o_str("SUMMARY: ufd: ");
@@ -506,18 +556,97 @@ static void emit(const struct report *r)
 	unlock_reports();
 }
 
-static void report(enum report_kind kind, int fd, enum ufd_call call,
-		   uint32_t stack, int with_closed, const char *what)
+/*
+ * A double close held back.  A close that fails on a number the program
+ * closed is a double close, unless it is one of a loop that closes every
+ * number of a range (a daemon's or a fork child's close-all loop), which
+ * meets the program's closed numbers too.  The close of the number before
+ * it tells (last_close); for the first of a loop, only the next close of
+ * the same thread can: the report is held until then, and dropped if that
+ * close is of a neighbour.  It is written before any other report of its
+ * thread, and at an exec or the exit; a fork child drops its parent's.
+ * held_state guards held: a thread (or a signal handler) that does not
+ * move it from HELD_NONE or HELD_READY to HELD_BUSY does not touch held.
+ */
+enum { HELD_NONE, HELD_BUSY, HELD_READY };
+static int held_state;
+static struct report held;
+
+/* Write r, or hold it if nothing is held (else write it: two threads'
+ * loops at once are not told apart). */
+static void hold(const struct report *r)
 {
-	struct report r = {
+	int none = HELD_NONE;
+
+	if (!__atomic_compare_exchange_n(&held_state, &none, HELD_BUSY, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		emit(r);
+		return;
+	}
+	held = *r;
+	__atomic_store_n(&held_state, HELD_READY, __ATOMIC_RELEASE);
+}
+
+/* The held report, if this thread's (or any thread's, with any): written,
+ * or dropped if next_fd (the number this thread now closes, else -1) is a
+ * neighbour of its number.  Saves errno. */
+static void release_held(int any, int next_fd)
+{
+	int ready = HELD_READY, saved;
+	struct report r;
+
+	if (__atomic_load_n(&held_state, __ATOMIC_ACQUIRE) != HELD_READY ||
+	    (!any && held.tid != gettid_raw()) ||
+	    !__atomic_compare_exchange_n(&held_state, &ready, HELD_BUSY, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	r = held;
+	__atomic_store_n(&held_state, HELD_NONE, __ATOMIC_RELEASE);
+	if (next_fd >= 0 && (next_fd == r.fd + 1 || next_fd == r.fd - 1))
+		return; /* the first of a close-all loop */
+	saved = errno;
+	emit(&r);
+	errno = saved;
+}
+
+/* In a fork child: the held report is the parent's to write. */
+UFD_FORK static void drop_held(void)
+{
+	held_state = HELD_NONE;
+}
+
+/* A report of kind on fd by call (stack) in this thread, fd's record as
+ * it is now. */
+static struct report report_new(enum report_kind kind, int fd, enum ufd_call call,
+				uint32_t stack, int with_closed, const char *what)
+{
+	return (struct report){
 		.kind = kind, .fd = fd, .call = call, .stack = stack,
 		.tid = gettid_raw(), .rec = rec_copy(fd),
 		.with_closed = with_closed, .what = what,
 	};
+}
+
+/* Write r after this thread's held report; with with_held, hold r
+ * instead.  Saves errno. */
+static void report_send(const struct report *r, int with_held)
+{
 	int saved = errno;
 
-	emit(&r);
+	release_held(0, -1);
+	if (with_held)
+		hold(r);
+	else
+		emit(r);
 	errno = saved;
+}
+
+static void report(enum report_kind kind, int fd, enum ufd_call call,
+		   uint32_t stack, int with_closed, const char *what)
+{
+	struct report r = report_new(kind, fd, call, stack, with_closed, what);
+
+	report_send(&r, 0);
 }
 
 /* ---- recording ---- */
@@ -531,9 +660,11 @@ void report_created(int fd, enum ufd_call call, int inherit)
 	SET(p->made_stack, stack_capture());
 	SET(p->made_tid, gettid_raw());
 	SET(p->made_call, (uint16_t)call);
+	SET(p->made_epoch, epoch);
 	SET(p->inherit, (uint8_t)inherit);
 	SET(p->closed_stack, 0);
 	SET(p->state, REC_OPEN);
+	release_held(0, -1);
 }
 
 void report_inherit(int fd)
@@ -544,21 +675,38 @@ void report_inherit(int fd)
 		SET(p->inherit, 1);
 }
 
+/* The last close: its thread's id (high half) and number (low half). */
+static uint64_t last_close;
+
 void report_closing(int fd, enum ufd_call call)
 {
 	struct fdrec *p = rec_of(fd, 1);
+	uint32_t tid = gettid_raw();
+	uint64_t last = __atomic_exchange_n(&last_close, (uint64_t)tid << 32 | (uint32_t)fd,
+					    __ATOMIC_RELAXED);
+	int loop = (uint32_t)(last >> 32) == tid &&
+		   ((uint32_t)last == (uint32_t)fd - 1 || (uint32_t)last == (uint32_t)fd + 1);
 
+	release_held(0, fd);
 	if (!p)
 		return;
-	if (GET(p->state) == REC_CLOSED && !open_now(fd)) {
-		report(call == UFD_CALL_close ? REPORT_DOUBLE_CLOSE
-					      : REPORT_USE_AFTER_CLOSE,
-		       fd, call, stack_capture(), 1, NULL);
+	if (!open_now(fd)) {
+		/* The close fails (EBADF) and closes nothing: a misuse only
+		 * of a number this process closed, and not in a loop. */
+		if (closed_here(p) && (call != UFD_CALL_close || !loop)) {
+			struct report r = report_new(
+				call == UFD_CALL_close ? REPORT_DOUBLE_CLOSE
+						       : REPORT_USE_AFTER_CLOSE,
+				fd, call, stack_capture(), 1, NULL);
+
+			report_send(&r, call == UFD_CALL_close);
+		}
 		return;
 	}
 	SET(p->closed_stack, stack_capture());
-	SET(p->closed_tid, gettid_raw());
+	SET(p->closed_tid, tid);
 	SET(p->closed_call, (uint16_t)call);
+	SET(p->closed_epoch, epoch);
 	SET(p->state, REC_CLOSED);
 }
 
@@ -566,6 +714,7 @@ void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 {
 	uint32_t stack = 0, tid = gettid_raw();
 
+	release_held(0, -1);
 	if (!chunks || first > INT_MAX)
 		return;
 	if (last > INT_MAX)
@@ -584,17 +733,24 @@ void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 			SET(p->closed_stack, stack);
 			SET(p->closed_tid, tid);
 			SET(p->closed_call, (uint16_t)call);
+			SET(p->closed_epoch, epoch);
 			SET(p->state, REC_CLOSED);
 		}
 	}
 }
 
-void report_ebadf(int fd, enum ufd_call call)
+void report_ebadf_args(int fd, enum ufd_call call, long arg, const char *path)
 {
 	struct fdrec *p = rec_of(fd, 0);
 
-	if (p && GET(p->state) == REC_CLOSED && !open_now(fd))
+	release_held(0, -1);
+	if (p && closed_here(p) && !report_probe(call, arg, path) && !open_now(fd))
 		report(REPORT_USE_AFTER_CLOSE, fd, call, stack_capture(), 1, NULL);
+}
+
+void report_ebadf(int fd, enum ufd_call call)
+{
+	report_ebadf_args(fd, call, -1, NULL);
 }
 
 void report_not_owned(int fd, enum ufd_call call, int hidden)
@@ -623,9 +779,10 @@ static void each_open_record(void (*fn)(int fd, void *ctx), void *ctx)
 	}
 }
 
+static void report_leaks(enum report_kind kind, enum ufd_call call,
+			 int (*is_leak)(int fd, void *ctx), void *ctx);
+
 struct exec_scan {
-	enum ufd_call call;
-	uint32_t stack;
 	const int *named, *closed;
 	int n_named, n_closed, close_from;
 };
@@ -638,40 +795,135 @@ static int listed(int fd, const int *list, int n)
 	return 0;
 }
 
-static void exec_check(int fd, void *ctx)
+/* Is fd an exec leak (report_exec)? */
+static int exec_check(int fd, void *ctx)
 {
 	struct exec_scan *x = ctx;
-	int crosses;
 
 	if (fd <= 2 || GET(rec_of(fd, 0)->inherit) || listed(fd, x->named, x->n_named) ||
 	    listed(fd, x->closed, x->n_closed) ||
 	    (x->close_from >= 0 && fd >= x->close_from) || !open_now(fd))
-		return;
+		return 0;
 	if (vfd_in_space(fd))
-		crosses = vfd_get_flags(fd) >= 0 && !(vfd_get_flags(fd) & VFD_CLOEXEC);
-	else
-		crosses = !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
-	if (crosses) {
-		if (!x->stack)
-			x->stack = stack_capture();
-		report(REPORT_EXEC_LEAK, fd, x->call, x->stack, 0, NULL);
-	}
+		return vfd_get_flags(fd) >= 0 && !(vfd_get_flags(fd) & VFD_CLOEXEC);
+	return !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
 }
 
 void report_exec(enum ufd_call call, const int *named, int n_named,
 		 const int *closed, int n_closed, int close_from)
 {
-	struct exec_scan x = { call, 0, named, closed, n_named, n_closed, close_from };
+	struct exec_scan x = { named, closed, n_named, n_closed, close_from };
 
-	each_open_record(exec_check, &x);
+	release_held(1, -1);
+	report_leaks(REPORT_EXEC_LEAK, call, exec_check, &x);
 }
 
-static void exit_check(int fd, void *ctx)
+/*
+ * Leaks of one kind with the same making stack are one report, with how
+ * many more ("and 37 more like it"), as LeakSanitizer's are.  A scan
+ * counts the open records, maps a table of making stacks (open
+ * addressing, at most half full) each with its lowest leaked number and
+ * how many, fills it, and reports each group at its lowest number.
+ * Without the table (no memory), each leak is its own report.
+ */
+struct leak_group {
+	uint32_t stack, count; /* count 0: a free slot */
+	int first;
+};
+
+struct leak_scan {
+	enum report_kind kind;
+	enum ufd_call call;
+	uint32_t stack; /* the call's, captured at the first report */
+	int (*is_leak)(int fd, void *ctx);
+	void *ctx;
+	struct leak_group *groups;
+	uint32_t mask, open;
+};
+
+static struct leak_group *group_of(struct leak_scan *s, uint32_t stack)
+{
+	for (uint32_t i = stack * 2654435761U;; i++) {
+		struct leak_group *g = &s->groups[i & s->mask];
+
+		if (!g->count || g->stack == stack)
+			return g;
+	}
+}
+
+static void leak_count(int fd, void *ctx)
+{
+	(void)fd;
+	((struct leak_scan *)ctx)->open++;
+}
+
+static void leak_group_add(int fd, void *ctx)
+{
+	struct leak_scan *s = ctx;
+	struct leak_group *g;
+
+	if (!s->is_leak(fd, s->ctx))
+		return;
+	g = group_of(s, GET(rec_of(fd, 0)->made_stack));
+	if (!g->count++) {
+		g->stack = GET(rec_of(fd, 0)->made_stack);
+		g->first = fd;
+	}
+}
+
+static void leak_report(int fd, void *ctx)
+{
+	struct leak_scan *s = ctx;
+	struct leak_group *g = NULL;
+	struct report r;
+
+	if (s->groups) {
+		g = group_of(s, GET(rec_of(fd, 0)->made_stack));
+		if (!g->count || g->first != fd)
+			return;
+	} else if (!s->is_leak(fd, s->ctx)) {
+		return;
+	}
+	if (!s->stack && s->kind != REPORT_EXIT_LEAK)
+		s->stack = stack_capture();
+	r = report_new(s->kind, fd, s->call, s->stack, 0, NULL);
+	r.more = g ? g->count - 1 : 0;
+	report_send(&r, 0);
+}
+
+/* Report the open records for which is_leak(fd, ctx) holds, as kind at
+ * call, merged.  Not async-signal-safe (the stacks' depot), but safe in a
+ * vfork child (no heap). */
+static void report_leaks(enum report_kind kind, enum ufd_call call,
+			 int (*is_leak)(int fd, void *ctx), void *ctx)
+{
+	struct leak_scan s = { kind, call, 0, is_leak, ctx, NULL, 0, 0 };
+	size_t size = 0;
+	void *p;
+
+	each_open_record(leak_count, &s);
+	if (!s.open)
+		return;
+	for (s.mask = 63; s.mask < 2 * s.open; s.mask = s.mask * 2 + 1)
+		;
+	size = (s.mask + 1) * sizeof(struct leak_group);
+	p = ufd_sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!ufd_sys_is_error((long)p)) {
+		s.groups = p;
+		each_open_record(leak_group_add, &s);
+	}
+	each_open_record(leak_report, &s);
+	if (s.groups)
+		ufd_sys_munmap(p, size);
+}
+
+/* A leak at exit: a descriptor above 2 this process made (not one it
+ * got from its parent at a fork) that is still open. */
+static int exit_leak(int fd, void *ctx)
 {
 	(void)ctx;
-	if (fd <= 2 || !open_now(fd))
-		return;
-	report(REPORT_EXIT_LEAK, fd, UFD_CALL_close, 0, 0, NULL);
+	return fd > 2 && GET(rec_of(fd, 0)->made_epoch) == epoch && open_now(fd);
 }
 
 /*
@@ -686,8 +938,9 @@ __attribute__((destructor)) static void report_at_exit(void)
 	 * without reports never touches otherwise. */
 	if (!ufd_settings.report || !chunks)
 		return;
+	release_held(1, -1);
 	if (ufd_settings.report_leaks)
-		each_open_record(exit_check, NULL);
+		report_leaks(REPORT_EXIT_LEAK, UFD_CALL_close, exit_leak, NULL);
 	if (__atomic_load_n(&reported, __ATOMIC_RELAXED) &&
 	    ufd_settings.report_exitcode >= 0) {
 		if (fflush_fn)
@@ -702,6 +955,7 @@ void report_init(void)
 
 	if (!ufd_settings.report || chunks)
 		return;
+	epoch_pid[0] = (uint32_t)ufd_sys_getpid();
 	to_stderr = !strcmp(ufd_settings.report, "stderr");
 	if (!to_stderr && ufd_log_file_init("UFD_REPORT", ufd_settings.report,
 					    report_path) < 0)

@@ -970,7 +970,7 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		if (vfd_in_space(fd)) {
 			r = vfd_get_flags(fd);
 			if (r == -EBADF && ufd_settings.report)
-				report_ebadf(fd, call);
+				report_ebadf_args(fd, call, cmd, NULL);
 			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
 		}
 		r = real(fd, cmd, arg);

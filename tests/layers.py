@@ -37,7 +37,7 @@ LAYERS = [
      ["vfd_table.h", "vfd_internal.h", "vfd_table.c", "handoff.h",
       "handoff.c"]),
     ("report", "the sanitizer's records of descriptors and its reports",
-     ["report.h", "report.c"]),
+     ["report.h", "report.c", "report_probe.h", "report_probe.c"]),
     ("newfd", "what happens to a descriptor a call has just made",
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
