@@ -560,21 +560,27 @@ static void emit(const struct report *r)
  * A double close held back.  A close that fails on a number the program
  * closed is a double close, unless it is one of a loop that closes every
  * number of a range (a daemon's or a fork child's close-all loop), which
- * meets the program's closed numbers too.  The close of the number before
- * it tells (last_close); for the first of a loop, only the next close of
- * the same thread can: the report is held until then, and dropped if that
- * close is of a neighbour.  It is written before any other report of its
- * thread, and at an exec or the exit; a fork child drops its parent's.
- * held_state guards held: a thread (or a signal handler) that does not
- * move it from HELD_NONE or HELD_READY to HELD_BUSY does not touch held.
+ * meets the program's closed numbers too: a close in a run of LOOP_RUN or
+ * more closes of consecutive ascending numbers by one thread.  The closes
+ * before it tell (report_closing's run); for the first ones of a loop,
+ * only the next closes of the same thread can: the report is held until
+ * they come (the run reaches LOOP_RUN: dropped) or another close or
+ * recorded call of its thread does (written), or an exec or the exit
+ * (written); a fork child drops its parent's.  Two double closes of
+ * neighbours in a run are one report.  held_state guards held, held_next
+ * and held_need: a thread (or a signal handler) that does not move it from
+ * HELD_NONE or HELD_READY to HELD_BUSY does not touch them.
  */
+#define LOOP_RUN 3
 enum { HELD_NONE, HELD_BUSY, HELD_READY };
 static int held_state;
 static struct report held;
+static int held_next;	   /* the number that continues its run */
+static uint32_t held_need; /* closes more that make the run a loop */
 
-/* Write r, or hold it if nothing is held (else write it: two threads'
- * loops at once are not told apart). */
-static void hold(const struct report *r)
+/* Hold r, whose run is need closes short of a loop, if nothing is held
+ * (else write it: two threads' loops at once are not told apart). */
+static void hold(const struct report *r, uint32_t need)
 {
 	int none = HELD_NONE;
 
@@ -584,13 +590,16 @@ static void hold(const struct report *r)
 		return;
 	}
 	held = *r;
+	held_next = r->fd + 1;
+	held_need = need;
 	__atomic_store_n(&held_state, HELD_READY, __ATOMIC_RELEASE);
 }
 
-/* The held report, if this thread's (or any thread's, with any): written,
- * or dropped if next_fd (the number this thread now closes, else -1) is a
- * neighbour of its number.  Saves errno. */
-static void release_held(int any, int next_fd)
+/* The held report, if this thread's (or any thread's, with any): written;
+ * if next_fd (the number this thread now closes, else -1) continues its
+ * run, still held, or dropped when the run is a loop, and 1 returned.
+ * Saves errno. */
+static int release_held(int any, int next_fd)
 {
 	int ready = HELD_READY, saved;
 	struct report r;
@@ -599,14 +608,19 @@ static void release_held(int any, int next_fd)
 	    (!any && held.tid != gettid_raw()) ||
 	    !__atomic_compare_exchange_n(&held_state, &ready, HELD_BUSY, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return;
+		return 0;
+	if (!any && next_fd >= 0 && next_fd == held_next) {
+		held_next++;
+		__atomic_store_n(&held_state, --held_need ? HELD_READY : HELD_NONE,
+				 __ATOMIC_RELEASE);
+		return 1;
+	}
 	r = held;
 	__atomic_store_n(&held_state, HELD_NONE, __ATOMIC_RELEASE);
-	if (next_fd >= 0 && (next_fd == r.fd + 1 || next_fd == r.fd - 1))
-		return; /* the first of a close-all loop */
 	saved = errno;
 	emit(&r);
 	errno = saved;
+	return 0;
 }
 
 /* In a fork child: the held report is the parent's to write. */
@@ -627,15 +641,15 @@ static struct report report_new(enum report_kind kind, int fd, enum ufd_call cal
 	};
 }
 
-/* Write r after this thread's held report; with with_held, hold r
- * instead.  Saves errno. */
-static void report_send(const struct report *r, int with_held)
+/* Write r after this thread's held report; with need, hold r instead
+ * (hold).  Saves errno. */
+static void report_send(const struct report *r, uint32_t need)
 {
 	int saved = errno;
 
 	release_held(0, -1);
-	if (with_held)
-		hold(r);
+	if (need)
+		hold(r, need);
 	else
 		emit(r);
 	errno = saved;
@@ -675,31 +689,37 @@ void report_inherit(int fd)
 		SET(p->inherit, 1);
 }
 
-/* The last close: its thread's id (high half) and number (low half). */
+/* The last close: its thread's id (high half) and number (low half),
+ * and how many closes of consecutive numbers by that thread end there. */
 static uint64_t last_close;
+static uint32_t last_run;
 
 void report_closing(int fd, enum ufd_call call)
 {
 	struct fdrec *p = rec_of(fd, 1);
 	uint32_t tid = gettid_raw();
-	uint64_t last = __atomic_exchange_n(&last_close, (uint64_t)tid << 32 | (uint32_t)fd,
-					    __ATOMIC_RELAXED);
-	int loop = (uint32_t)(last >> 32) == tid &&
-		   ((uint32_t)last == (uint32_t)fd - 1 || (uint32_t)last == (uint32_t)fd + 1);
+	uint64_t me = (uint64_t)tid << 32;
+	uint64_t last = __atomic_exchange_n(&last_close, me | (uint32_t)fd, __ATOMIC_RELAXED);
+	uint32_t run = last == (me | (uint32_t)(fd - 1))
+			       ? __atomic_load_n(&last_run, __ATOMIC_RELAXED) + 1
+			       : 1;
+	int in_held_run;
 
-	release_held(0, fd);
+	__atomic_store_n(&last_run, run, __ATOMIC_RELAXED);
+	in_held_run = release_held(0, fd);
 	if (!p)
 		return;
 	if (!open_now(fd)) {
 		/* The close fails (EBADF) and closes nothing: a misuse only
 		 * of a number this process closed, and not in a loop. */
-		if (closed_here(p) && (call != UFD_CALL_close || !loop)) {
+		if (closed_here(p) && (call != UFD_CALL_close ||
+				       (run < LOOP_RUN && !in_held_run))) {
 			struct report r = report_new(
 				call == UFD_CALL_close ? REPORT_DOUBLE_CLOSE
 						       : REPORT_USE_AFTER_CLOSE,
 				fd, call, stack_capture(), 1, NULL);
 
-			report_send(&r, call == UFD_CALL_close);
+			report_send(&r, call == UFD_CALL_close ? LOOP_RUN - run : 0);
 		}
 		return;
 	}

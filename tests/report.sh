@@ -193,6 +193,10 @@ for cases in "$@"; do
 		has fork "^  made by open(64)? in thread [0-9]+ of process $parent, before a fork:$"
 		! grep -q "in thread $parent:\$" "$tmp/fork.rep" ||
 			{ cat "$tmp/fork.rep"; fail "fork-sweep, mode $mode: the parent's pid named as the child's thread"; }
+		# Two closes of neighbours are no loop.
+		run pair2x pair-twice UFD_MODE=$mode
+		[ "$(count pair2x double-close)" -ge 1 ] || { cat "$tmp/pair2x.out"; fail "pair-twice, mode $mode: no report"; }
+		section pair2x call close_pair
 	done
 
 	# Leaks made at one place are one report, with how many more.

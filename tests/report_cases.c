@@ -45,13 +45,18 @@
  *                  use, a read, which is reported
  *   sweep          a close-all loop over 3 .. 1023 after the program
  *                  closed 3 and 7 itself
- *   fork-sweep     a fork child that closes its pipe ends and runs a
+ *   fork-sweep     a fork child that closes two of its own and runs a
  *                  close-all loop over numbers its parent closed before
  *                  the fork, and exits (inherited copies are no leaks);
  *                  then a child's double close of its parent's descriptor:
  *                  reported, with the making in the parent named so
  *   many-leaks     40 descriptors leaked at exit from one place and one
  *                  from another: two reports, one "and 39 more like it"
+ *   pair-twice     not a loop: two descriptors made together (neighbours,
+ *                  by default) closed twice, as a cleanup run twice:
+ *                  reported
+ *
+ * (Files, not pipes: ThreadSanitizer's pipe aborts on a virtual number.)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -485,17 +490,17 @@ static NOINLINE void child_double_close(int fd)
 		printf("child: second close: %s\n", strerror(errno));
 }
 
-/* The parent closes a descriptor, forks; the child closes its pipe ends,
- * runs a close-all loop and exits.  Then a child that double-closes one
- * of its parent's descriptors. */
+/* The parent closes a descriptor, forks; the child closes two of its
+ * own, runs a close-all loop and exits.  Then a child that double-closes
+ * one of its parent's descriptors. */
 static int fork_sweep(void)
 {
 	int a = open_file(0), b = open_file(0), p[2], status;
 	pid_t pid;
 
 	close(a);
-	if (pipe(p) < 0)
-		return 2;
+	p[0] = open_file(0);
+	p[1] = open_file(0);
 	printf("parent %ld\n", (long)getpid());
 	pid = fork();
 	if (pid == 0) {
@@ -537,6 +542,23 @@ static int many_leaks(void)
 	return 0;
 }
 
+static NOINLINE void close_pair(int p[2])
+{
+	close(p[0]);
+	close(p[1]);
+	NO_TAIL();
+}
+
+static int pair_twice(void)
+{
+	int p[2] = { open_file(0), open_file(0) };
+
+	printf("pair %d %d\n", p[0], p[1]);
+	close_pair(p);
+	close_pair(p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -550,7 +572,7 @@ int main(int argc, char **argv)
 		{ "churn", churn },		  { "close-backing", close_backing },
 		{ "failed-close", failed_close }, { "probe", probe },
 		{ "sweep", sweep },		  { "fork-sweep", fork_sweep },
-		{ "many-leaks", many_leaks },
+		{ "many-leaks", many_leaks },	  { "pair-twice", pair_twice },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);
