@@ -181,7 +181,7 @@ for cases in "$@"; do
 		grep -q '^6 probes said closed$' "$tmp/probe.out" || fail "probe, mode $mode: $(cat "$tmp/probe.out")"
 		[ "$(grep -c 'ERROR: ufd' "$tmp/probe.rep")" -eq 1 ] ||
 			{ cat "$tmp/probe.rep"; fail "probe, mode $mode: not one report"; }
-		has probe '^  call by read in thread [0-9]+:$'
+		has probe '^  call by (__)?read(_chk)? in thread [0-9]+:$'
 		section probe call read_closed
 		# One report: the second child's double close, whose making
 		# is its parent's, named as such.
