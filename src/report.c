@@ -21,6 +21,7 @@
 
 #include "log.h"
 #include "procfs.h"
+#include "report_group.h"
 #include "report_probe.h"
 #include "settings.h"
 #include "stack.h"
@@ -841,35 +842,20 @@ void report_exec(enum ufd_call call, const int *named, int n_named,
 /*
  * Leaks of one kind with the same making stack are one report, with how
  * many more ("and 37 more like it"), as LeakSanitizer's are.  A scan
- * counts the open records, maps a table of making stacks (open
- * addressing, at most half full) each with its lowest leaked number and
- * how many, fills it, and reports each group at its lowest number.
- * Without the table (no memory), each leak is its own report.
+ * counts the open records, maps a table of making stacks
+ * (report_group.h), fills it with the leaks in ascending order, and
+ * reports each group at its lowest number.  Without the table (no
+ * memory), each leak is its own report.
  */
-struct leak_group {
-	uint32_t stack, count; /* count 0: a free slot */
-	int first;
-};
-
 struct leak_scan {
 	enum report_kind kind;
 	enum ufd_call call;
 	uint32_t stack; /* the call's, captured at the first report */
 	int (*is_leak)(int fd, void *ctx);
 	void *ctx;
-	struct leak_group *groups;
-	uint32_t mask, open;
+	struct report_groups groups;
+	uint32_t open;
 };
-
-static struct leak_group *group_of(struct leak_scan *s, uint32_t stack)
-{
-	for (uint32_t i = stack * 2654435761U;; i++) {
-		struct leak_group *g = &s->groups[i & s->mask];
-
-		if (!g->count || g->stack == stack)
-			return g;
-	}
-}
 
 static void leak_count(int fd, void *ctx)
 {
@@ -880,25 +866,19 @@ static void leak_count(int fd, void *ctx)
 static void leak_group_add(int fd, void *ctx)
 {
 	struct leak_scan *s = ctx;
-	struct leak_group *g;
 
-	if (!s->is_leak(fd, s->ctx))
-		return;
-	g = group_of(s, GET(rec_of(fd, 0)->made_stack));
-	if (!g->count++) {
-		g->stack = GET(rec_of(fd, 0)->made_stack);
-		g->first = fd;
-	}
+	if (s->is_leak(fd, s->ctx))
+		report_groups_add(&s->groups, GET(rec_of(fd, 0)->made_stack), fd);
 }
 
 static void leak_report(int fd, void *ctx)
 {
 	struct leak_scan *s = ctx;
-	struct leak_group *g = NULL;
+	const struct report_group *g = NULL;
 	struct report r;
 
-	if (s->groups) {
-		g = group_of(s, GET(rec_of(fd, 0)->made_stack));
+	if (s->groups.g) {
+		g = report_groups_of(&s->groups, GET(rec_of(fd, 0)->made_stack));
 		if (!g->count || g->first != fd)
 			return;
 	} else if (!s->is_leak(fd, s->ctx)) {
@@ -917,25 +897,15 @@ static void leak_report(int fd, void *ctx)
 static void report_leaks(enum report_kind kind, enum ufd_call call,
 			 int (*is_leak)(int fd, void *ctx), void *ctx)
 {
-	struct leak_scan s = { kind, call, 0, is_leak, ctx, NULL, 0, 0 };
-	size_t size = 0;
-	void *p;
+	struct leak_scan s = { kind, call, 0, is_leak, ctx, { NULL, 0 }, 0 };
 
 	each_open_record(leak_count, &s);
 	if (!s.open)
 		return;
-	for (s.mask = 63; s.mask < 2 * s.open; s.mask = s.mask * 2 + 1)
-		;
-	size = (s.mask + 1) * sizeof(struct leak_group);
-	p = ufd_sys_mmap(NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!ufd_sys_is_error((long)p)) {
-		s.groups = p;
+	if (report_groups_map(&s.groups, s.open) == 0)
 		each_open_record(leak_group_add, &s);
-	}
 	each_open_record(leak_report, &s);
-	if (s.groups)
-		ufd_sys_munmap(p, size);
+	report_groups_unmap(&s.groups);
 }
 
 /* A leak at exit: a descriptor above 2 this process made (not one it
