@@ -23,6 +23,8 @@
 #include "fdname.h"
 #include "procfs.h"
 #include "report_out.h"
+#include "report_group.h"
+#include "report_probe.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -45,6 +47,7 @@ struct fdrec {
 	uint8_t state;	 /* REC_* */
 	uint8_t inherit; /* the program means it to cross an exec */
 	uint32_t name;	 /* what it refers to (fdname.h), 0: not known */
+	uint8_t made_epoch, closed_epoch; /* the process's when made, closed */
 };
 
 /* Numbers are below 2^31: 2^19 chunks of 4096 records, each mapped on its
@@ -109,6 +112,24 @@ static struct fdrec *rec_of(int fd, int make)
 static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
 static uint32_t my_pid;
 
+/*
+ * A fork child starts with its parent's records, which are the parent's
+ * history, not its own: epoch counts the forks since the exec (whose
+ * records start empty), and epoch_pid[e] is the process of epoch e, an
+ * ancestor's for e < epoch.  A record made or closed in another epoch than
+ * the current one was made or closed by an ancestor, before a fork.  (A
+ * byte: 256 nested forks wrap it, and an ancestor's record looks the
+ * process's own.)
+ */
+static uint8_t epoch;
+static uint32_t epoch_pid[256];
+
+/* Did this process close fd (the record p), and not its parent? */
+static int closed_here(struct fdrec *p)
+{
+	return GET(p->state) == REC_CLOSED && GET(p->closed_epoch) == epoch;
+}
+
 static uint32_t gettid_raw(void)
 {
 	if (__builtin_expect(!my_tid, 0))
@@ -131,6 +152,8 @@ static struct fdrec rec_copy(int fd)
 		r.state = GET(p->state);
 		r.inherit = GET(p->inherit);
 		r.name = GET(p->name);
+		r.made_epoch = GET(p->made_epoch);
+		r.closed_epoch = GET(p->closed_epoch);
 	}
 	return r;
 }
@@ -183,14 +206,21 @@ static void unlock_reports(void)
 	__atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
 }
 
+static void drop_held(void);
+
 /* The fork child has only the forking thread: a lock held by another is
- * no one's there. */
+ * no one's there.  Its epoch begins (once: _Fork and fork's handler). */
 UFD_FORK void report_fork_child(void)
 {
 	/* The child's one thread has the process's id. */
 	my_tid = my_pid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	if (owner != my_tid)
 		owner = 0;
+	if (epoch_pid[epoch] != my_pid) {
+		epoch++;
+		epoch_pid[epoch] = my_pid;
+	}
+	drop_held();
 }
 
 #define OUT_MAX 65536
@@ -405,6 +435,7 @@ struct report {
 	struct fdrec rec;
 	int with_closed;
 	const char *what; /* a word more for close-not-owned */
+	uint32_t more; /* merged: as many more of this kind and making stack */
 };
 
 static const char *const kind_words[REPORT_NKINDS] = {
@@ -434,9 +465,11 @@ static const char *call_name(enum ufd_call call)
 }
 
 /* One part of a report: in text "  TITLE by CALL in thread TID:" and the
- * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}. */
+ * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}.
+ * Done in epoch ep before this one: the thread was an ancestor's, named
+ * (" of process PID, before a fork"; "process":PID). */
 static void o_part(const char *key, const char *title, enum ufd_call call,
-		   uint32_t tid, const struct sym_stack *s)
+		   uint32_t tid, uint8_t ep, const struct sym_stack *s)
 {
 	int json = ufd_settings.report_json;
 
@@ -446,6 +479,11 @@ static void o_part(const char *key, const char *title, enum ufd_call call,
 	o_str(call_name(call));
 	o_str(json ? "\",\"thread\":" : " in thread ");
 	o_num(tid);
+	if (ep != epoch) {
+		o_str(json ? ",\"process\":" : " of process ");
+		o_num(epoch_pid[ep]);
+		o_str(json ? "" : ", before a fork");
+	}
 	if (json) {
 		o_str(",\"stack\":");
 		o_json_stack(s);
@@ -462,13 +500,15 @@ static void o_parts(const struct report *r, const struct sym_stack *call,
 {
 	if (r->kind != REPORT_EXIT_LEAK)
 		o_part("call", r->kind == REPORT_EXEC_LEAK ? "crossing" : "call",
-		       r->call, r->tid, call);
+		       r->call, r->tid, epoch, call);
 	if (r->with_closed)
 		o_part("closed",
 		       r->kind == REPORT_DOUBLE_CLOSE ? "first closed" : "closed",
-		       r->rec.closed_call, r->rec.closed_tid, closed);
+		       r->rec.closed_call, r->rec.closed_tid, r->rec.closed_epoch,
+		       closed);
 	if (r->rec.made_tid) /* made while recording */
-		o_part("made", "made", r->rec.made_call, r->rec.made_tid, made);
+		o_part("made", "made", r->rec.made_call, r->rec.made_tid,
+		       r->rec.made_epoch, made);
 }
 
 static void emit(const struct report *r)
@@ -510,6 +550,10 @@ static void emit(const struct report *r)
 			o_str(",\"what\":");
 			o_json(r->what);
 		}
+		if (r->more) {
+			o_str(",\"more\":");
+			o_num(r->more);
+		}
 		o_parts(r, call, closed, made);
 		o_str("}\n");
 	} else {
@@ -531,6 +575,11 @@ static void emit(const struct report *r)
 			o_text(target);
 			o_str(")");
 		}
+		if (r->more) {
+			o_str(", and ");
+			o_num(r->more);
+			o_str(" more like it");
+		}
 		o_str("\n");
 		o_parts(r, call, closed, made);
 		o_str("SUMMARY: ufd: ");
@@ -545,18 +594,111 @@ static void emit(const struct report *r)
 	unlock_reports();
 }
 
-static void report(enum report_kind kind, int fd, enum ufd_call call,
-		   uint32_t stack, int with_closed, const char *what)
+/*
+ * A double close held back.  A close that fails on a number the program
+ * closed is a double close, unless it is one of a loop that closes every
+ * number of a range (a daemon's or a fork child's close-all loop), which
+ * meets the program's closed numbers too: a close in a run of LOOP_RUN or
+ * more closes of consecutive ascending numbers by one thread.  The closes
+ * before it tell (report_closing's run); for the first ones of a loop,
+ * only the next closes of the same thread can: the report is held until
+ * they come (the run reaches LOOP_RUN: dropped) or another close or
+ * recorded call of its thread does (written), or an exec or the exit
+ * (written); a fork child drops its parent's.  Two double closes of
+ * neighbours in a run are one report.  held_state guards held, held_next
+ * and held_need: a thread (or a signal handler) that does not move it from
+ * HELD_NONE or HELD_READY to HELD_BUSY does not touch them.
+ */
+#define LOOP_RUN 3
+enum { HELD_NONE, HELD_BUSY, HELD_READY };
+static int held_state;
+static struct report held;
+static int held_next;	   /* the number that continues its run */
+static uint32_t held_need; /* closes more that make the run a loop */
+
+/* Hold r, whose run is need closes short of a loop, if nothing is held
+ * (else write it: two threads' loops at once are not told apart). */
+static void hold(const struct report *r, uint32_t need)
 {
-	struct report r = {
+	int none = HELD_NONE;
+
+	if (!__atomic_compare_exchange_n(&held_state, &none, HELD_BUSY, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		emit(r);
+		return;
+	}
+	held = *r;
+	held_next = r->fd + 1;
+	held_need = need;
+	__atomic_store_n(&held_state, HELD_READY, __ATOMIC_RELEASE);
+}
+
+/* The held report, if this thread's (or any thread's, with any): written;
+ * if next_fd (the number this thread now closes, else -1) continues its
+ * run, still held, or dropped when the run is a loop, and 1 returned.
+ * Saves errno. */
+static int release_held(int any, int next_fd)
+{
+	int ready = HELD_READY, saved;
+	struct report r;
+
+	if (__atomic_load_n(&held_state, __ATOMIC_ACQUIRE) != HELD_READY ||
+	    (!any && held.tid != gettid_raw()) ||
+	    !__atomic_compare_exchange_n(&held_state, &ready, HELD_BUSY, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	if (!any && next_fd >= 0 && next_fd == held_next) {
+		held_next++;
+		__atomic_store_n(&held_state, --held_need ? HELD_READY : HELD_NONE,
+				 __ATOMIC_RELEASE);
+		return 1;
+	}
+	r = held;
+	__atomic_store_n(&held_state, HELD_NONE, __ATOMIC_RELEASE);
+	saved = errno;
+	emit(&r);
+	errno = saved;
+	return 0;
+}
+
+/* In a fork child: the held report is the parent's to write. */
+UFD_FORK static void drop_held(void)
+{
+	held_state = HELD_NONE;
+}
+
+/* A report of kind on fd by call (stack) in this thread, fd's record as
+ * it is now. */
+static struct report report_new(enum report_kind kind, int fd, enum ufd_call call,
+				uint32_t stack, int with_closed, const char *what)
+{
+	return (struct report){
 		.kind = kind, .fd = fd, .call = call, .stack = stack,
 		.tid = gettid_raw(), .rec = rec_copy(fd),
 		.with_closed = with_closed, .what = what,
 	};
+}
+
+/* Write r after this thread's held report; with need, hold r instead
+ * (hold).  Saves errno. */
+static void report_send(const struct report *r, uint32_t need)
+{
 	int saved = errno;
 
-	emit(&r);
+	release_held(0, -1);
+	if (need)
+		hold(r, need);
+	else
+		emit(r);
 	errno = saved;
+}
+
+static void report(enum report_kind kind, int fd, enum ufd_call call,
+		   uint32_t stack, int with_closed, const char *what)
+{
+	struct report r = report_new(kind, fd, call, stack, with_closed, what);
+
+	report_send(&r, 0);
 }
 
 /* ---- recording ---- */
@@ -593,10 +735,12 @@ void report_created(int fd, enum ufd_call call, int inherit)
 	SET(p->made_stack, stack_capture());
 	SET(p->made_tid, gettid_raw());
 	SET(p->made_call, (uint16_t)call);
+	SET(p->made_epoch, epoch);
 	SET(p->inherit, (uint8_t)inherit);
 	SET(p->name, fdname_take((int)call));
 	SET(p->closed_stack, 0);
 	SET(p->state, REC_OPEN);
+	release_held(0, -1);
 }
 
 void report_inherit(int fd)
@@ -607,28 +751,81 @@ void report_inherit(int fd)
 		SET(p->inherit, 1);
 }
 
-void report_closing(int fd, enum ufd_call call)
+/* The last close: its thread's id (high half) and number (low half),
+ * and how many closes of consecutive numbers by that thread end there. */
+static uint64_t last_close;
+static uint32_t last_run;
+
+/* Does call close the descriptor it is given (a second one is a double
+ * close, not a use after close)? */
+static int is_close_call(enum ufd_call call)
+{
+	return call == UFD_CALL_close || call == UFD_CALL_fclose ||
+	       call == UFD_CALL_closedir || call == UFD_CALL_pclose;
+}
+
+int report_closing(int fd, enum ufd_call call)
 {
 	struct fdrec *p = rec_of(fd, 1);
+	uint32_t tid = gettid_raw();
+	uint64_t me = (uint64_t)tid << 32;
+	uint64_t last = __atomic_exchange_n(&last_close, me | (uint32_t)fd, __ATOMIC_RELAXED);
+	uint32_t run = last == (me | (uint32_t)(fd - 1))
+			       ? __atomic_load_n(&last_run, __ATOMIC_RELAXED) + 1
+			       : 1;
+	int in_held_run;
 
+	__atomic_store_n(&last_run, run, __ATOMIC_RELAXED);
+	in_held_run = release_held(0, fd);
 	if (!p)
-		return;
-	if (GET(p->state) == REC_CLOSED && !open_now(fd)) {
-		report(call == UFD_CALL_close ? REPORT_DOUBLE_CLOSE
-					      : REPORT_USE_AFTER_CLOSE,
-		       fd, call, stack_capture(), 1, NULL);
-		return;
+		return 0;
+	/* A number whose record is unknown (given to the process, or made
+	 * by a call ufd does not see) may be open: its close is recorded,
+	 * and taken back if the kernel says EBADF (report_close_failed). */
+	if (!open_now(fd) && (vfd_in_space(fd) || GET(p->state) != REC_UNKNOWN)) {
+		/* The close fails (EBADF) and closes nothing: a misuse only
+		 * of a number this process closed, and not in a loop. */
+		if (closed_here(p) && (call != UFD_CALL_close ||
+				       (run < LOOP_RUN && !in_held_run))) {
+			struct report r = report_new(
+				is_close_call(call) ? REPORT_DOUBLE_CLOSE
+						    : REPORT_USE_AFTER_CLOSE,
+				fd, call, stack_capture(), 1, NULL);
+
+			report_send(&r, call == UFD_CALL_close ? LOOP_RUN - run : 0);
+		}
+		return 0;
 	}
 	SET(p->closed_stack, stack_capture());
-	SET(p->closed_tid, gettid_raw());
+	SET(p->closed_tid, tid);
 	SET(p->closed_call, (uint16_t)call);
+	SET(p->closed_epoch, epoch);
 	SET(p->state, REC_CLOSED);
+	return 1;
+}
+
+void report_closed_again(int fd, enum ufd_call call)
+{
+	struct fdrec *p = rec_of(fd, 0);
+
+	release_held(0, -1);
+	if (p && closed_here(p) && !open_now(fd))
+		report(REPORT_DOUBLE_CLOSE, fd, call, stack_capture(), 1, NULL);
+}
+
+void report_close_failed(int fd)
+{
+	struct fdrec *p = rec_of(fd, 0);
+
+	if (p && closed_here(p))
+		SET(p->state, REC_UNKNOWN);
 }
 
 void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 {
 	uint32_t stack = 0, tid = gettid_raw();
 
+	release_held(0, -1);
 	if (!chunks || first > INT_MAX)
 		return;
 	if (last > INT_MAX)
@@ -647,17 +844,24 @@ void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 			SET(p->closed_stack, stack);
 			SET(p->closed_tid, tid);
 			SET(p->closed_call, (uint16_t)call);
+			SET(p->closed_epoch, epoch);
 			SET(p->state, REC_CLOSED);
 		}
 	}
 }
 
-void report_ebadf(int fd, enum ufd_call call)
+void report_ebadf_args(int fd, enum ufd_call call, long arg, const char *path)
 {
 	struct fdrec *p = rec_of(fd, 0);
 
-	if (p && GET(p->state) == REC_CLOSED && !open_now(fd))
+	release_held(0, -1);
+	if (p && closed_here(p) && !report_probe(call, arg, path) && !open_now(fd))
 		report(REPORT_USE_AFTER_CLOSE, fd, call, stack_capture(), 1, NULL);
+}
+
+void report_ebadf(int fd, enum ufd_call call)
+{
+	report_ebadf_args(fd, call, -1, NULL);
 }
 
 void report_not_owned(int fd, enum ufd_call call, int hidden)
@@ -690,9 +894,10 @@ static void each_open_record(void (*fn)(int fd, void *ctx), void *ctx)
 	}
 }
 
+static void report_leaks(enum report_kind kind, enum ufd_call call,
+			 int (*is_leak)(int fd, void *ctx), void *ctx);
+
 struct exec_scan {
-	enum ufd_call call;
-	uint32_t stack;
 	const int *named, *closed;
 	int n_named, n_closed, close_from;
 };
@@ -705,40 +910,104 @@ static int listed(int fd, const int *list, int n)
 	return 0;
 }
 
-static void exec_check(int fd, void *ctx)
+/* Is fd an exec leak (report_exec)? */
+static int exec_check(int fd, void *ctx)
 {
 	struct exec_scan *x = ctx;
-	int crosses;
 
 	if (fd <= 2 || GET(rec_of(fd, 0)->inherit) || listed(fd, x->named, x->n_named) ||
 	    listed(fd, x->closed, x->n_closed) ||
 	    (x->close_from >= 0 && fd >= x->close_from) || !open_now(fd))
-		return;
+		return 0;
 	if (vfd_in_space(fd))
-		crosses = vfd_get_flags(fd) >= 0 && !(vfd_get_flags(fd) & VFD_CLOEXEC);
-	else
-		crosses = !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
-	if (crosses) {
-		if (!x->stack)
-			x->stack = stack_capture();
-		report(REPORT_EXEC_LEAK, fd, x->call, x->stack, 0, NULL);
-	}
+		return vfd_get_flags(fd) >= 0 && !(vfd_get_flags(fd) & VFD_CLOEXEC);
+	return !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
 }
 
 void report_exec(enum ufd_call call, const int *named, int n_named,
 		 const int *closed, int n_closed, int close_from)
 {
-	struct exec_scan x = { call, 0, named, closed, n_named, n_closed, close_from };
+	struct exec_scan x = { named, closed, n_named, n_closed, close_from };
 
-	each_open_record(exec_check, &x);
+	release_held(1, -1);
+	report_leaks(REPORT_EXEC_LEAK, call, exec_check, &x);
 }
 
-static void exit_check(int fd, void *ctx)
+/*
+ * Leaks of one kind with the same making stack are one report, with how
+ * many more ("and 37 more like it"), as LeakSanitizer's are.  A scan
+ * counts the open records, maps a table of making stacks
+ * (report_group.h), fills it with the leaks in ascending order, and
+ * reports each group at its lowest number.  Without the table (no
+ * memory), each leak is its own report.
+ */
+struct leak_scan {
+	enum report_kind kind;
+	enum ufd_call call;
+	uint32_t stack; /* the call's, captured at the first report */
+	int (*is_leak)(int fd, void *ctx);
+	void *ctx;
+	struct report_groups groups;
+	uint32_t open;
+};
+
+static void leak_count(int fd, void *ctx)
+{
+	(void)fd;
+	((struct leak_scan *)ctx)->open++;
+}
+
+static void leak_group_add(int fd, void *ctx)
+{
+	struct leak_scan *s = ctx;
+
+	if (s->is_leak(fd, s->ctx))
+		report_groups_add(&s->groups, GET(rec_of(fd, 0)->made_stack), fd);
+}
+
+static void leak_report(int fd, void *ctx)
+{
+	struct leak_scan *s = ctx;
+	const struct report_group *g = NULL;
+	struct report r;
+
+	if (s->groups.g) {
+		g = report_groups_of(&s->groups, GET(rec_of(fd, 0)->made_stack));
+		if (!g->count || g->first != fd)
+			return;
+	} else if (!s->is_leak(fd, s->ctx)) {
+		return;
+	}
+	if (!s->stack && s->kind != REPORT_EXIT_LEAK)
+		s->stack = stack_capture();
+	r = report_new(s->kind, fd, s->call, s->stack, 0, NULL);
+	r.more = g ? g->count - 1 : 0;
+	report_send(&r, 0);
+}
+
+/* Report the open records for which is_leak(fd, ctx) holds, as kind at
+ * call, merged.  Not async-signal-safe (the stacks' depot), but safe in a
+ * vfork child (no heap). */
+static void report_leaks(enum report_kind kind, enum ufd_call call,
+			 int (*is_leak)(int fd, void *ctx), void *ctx)
+{
+	struct leak_scan s = { kind, call, 0, is_leak, ctx, { NULL, 0 }, 0 };
+
+	each_open_record(leak_count, &s);
+	if (!s.open)
+		return;
+	if (report_groups_map(&s.groups, s.open) == 0)
+		each_open_record(leak_group_add, &s);
+	each_open_record(leak_report, &s);
+	report_groups_unmap(&s.groups);
+}
+
+/* A leak at exit: a descriptor above 2 this process made (not one it
+ * got from its parent at a fork) that is still open. */
+static int exit_leak(int fd, void *ctx)
 {
 	(void)ctx;
-	if (fd <= 2 || !open_now(fd))
-		return;
-	report(REPORT_EXIT_LEAK, fd, UFD_CALL_close, 0, 0, NULL);
+	return fd > 2 && GET(rec_of(fd, 0)->made_epoch) == epoch && open_now(fd);
 }
 
 /*
@@ -753,8 +1022,9 @@ __attribute__((destructor)) static void report_at_exit(void)
 	 * without reports never touches otherwise. */
 	if (!ufd_settings.report || !chunks)
 		return;
+	release_held(1, -1);
 	if (ufd_settings.report_leaks)
-		each_open_record(exit_check, NULL);
+		report_leaks(REPORT_EXIT_LEAK, UFD_CALL_close, exit_leak, NULL);
 	if (__atomic_load_n(&reported, __ATOMIC_RELAXED) &&
 	    ufd_settings.report_exitcode >= 0) {
 		if (fflush_fn)
@@ -770,9 +1040,11 @@ void report_init(void)
 	if (!ufd_settings.report || chunks)
 		return;
 	report_out_open();
+	report_groups_reserve();
 	my_pid = (uint32_t)ufd_sys_getpid();
 	my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	fdname_init();
+	epoch_pid[0] = my_pid;
 	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
 								     "fnmatch");
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");

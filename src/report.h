@@ -54,12 +54,16 @@ extern const char *const report_kind_name[REPORT_NKINDS];
  * From the constructor, when UFD_REPORT is set: the stack depot, the
  * output (a file that cannot be opened gets a message, and reports go to
  * stderr), the suppressions (UFD_SUPPRESS).  At exit, libufd's destructor
- * writes the leaks (UFD_REPORT_LEAKS) and applies UFD_REPORT_EXITCODE.  Not async-signal-safe.
+ * writes the leaks (UFD_REPORT_LEAKS: descriptors this process made, not
+ * those it got from its parent at a fork; those made by the same stack,
+ * one report with their count) and applies UFD_REPORT_EXITCODE.  Not async-signal-safe.
  */
 void report_init(void);
 
 /* report_init's fork handler, in a fork child (also _Fork's, which runs
- * no atfork handler: shim_exec.c): a lock another thread held is let go.
+ * no atfork handler: shim_exec.c): a lock another thread held is let go,
+ * and the records become the parent's history (made or closed before the
+ * fork: no double close, use after close or leak of this process).
  * Async-signal-safe. */
 void report_fork_child(void);
 
@@ -80,22 +84,40 @@ uint32_t report_name_of(int fd);
 void report_inherit(int fd);
 
 /*
- * The program is about to close fd with call (close, close_range, dup2
- * over it...).  If its record says the program closed it already and it
- * is not open now, a double-close report (close) or a use-after-close
- * one (any other call); else the record becomes closed, with the caller's
- * stack and thread.  Before the kernel's close, so that a creation that
- * gets the number after it is recorded after it.
+ * The program is about to close fd with call (close, fclose...).  If fd
+ * is open (or may be: a number the records know nothing of), its record
+ * becomes closed, with the caller's stack and thread.  If it is not, the
+ * close will fail (EBADF) and closes nothing: nothing is
+ * recorded, and if the record says this process closed it already, a
+ * double-close report (close; unless the close is one of a loop over
+ * numbers, report.c) or a use-after-close one (any other call).  Before
+ * the kernel's close, so that a creation that gets the number after it is
+ * recorded after it.
  */
-void report_closing(int fd, enum ufd_call call);
+int report_closing(int fd, enum ufd_call call);
+
+/* The kernel's close of fd, which report_closing said it recorded (1),
+ * failed with EBADF: the number was not open, and its record is unknown
+ * again (a failed close is no close). */
+void report_close_failed(int fd);
+
+/* A stream closed before is closed again (fclose of a freed FILE): a
+ * double-close report on fd, the number it had, if this process closed
+ * it and nothing has reopened it; nothing is recorded. */
+void report_closed_again(int fd, enum ufd_call call);
 
 /* close_range or closefrom (call) closes [first, last]: the records of
  * the program's open descriptors there become closed (no report). */
 void report_closing_range(unsigned first, unsigned last, enum ufd_call call);
 
-/* call failed with EBADF on fd: a use-after-close report if the program
- * closed fd (its record says so). */
+/* call failed with EBADF on fd: a use-after-close report if this process
+ * closed fd (its record says so), unless call is a probe, which only asks
+ * whether the number is open (report.c's table: fstat, isatty...). */
 void report_ebadf(int fd, enum ufd_call call);
+
+/* The same for a call whose arguments say whether it is a probe: arg is
+ * fcntl's command, or fstatat's or statx's flags, and path their path. */
+void report_ebadf_args(int fd, enum ufd_call call, long arg, const char *path);
 
 /* call would close fd, which is not the program's: ufd's backing
  * descriptor of a virtual one (hidden 0) or a library's hidden descriptor
@@ -113,7 +135,8 @@ void report_fd_set(int fd, enum ufd_call call);
  * actions: closed[] of n_closed numbers, and every number >= close_from
  * if close_from >= 0) and that the program did not mean to pass on (made
  * by dup2/dup3 onto its number, close-on-exec cleared with fcntl, or in
- * named[] of n_named, a spawn's file actions) gets an exec-leak report.
+ * named[] of n_named, a spawn's file actions) gets an exec-leak report;
+ * those made by the same stack, one report with their count.
  */
 void report_exec(enum ufd_call call, const int *named, int n_named,
 		 const int *closed, int n_closed, int close_from);

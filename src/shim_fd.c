@@ -978,7 +978,7 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		if (vfd_in_space(fd)) {
 			r = vfd_get_flags(fd);
 			if (r == -EBADF && ufd_settings.report)
-				report_ebadf(fd, call);
+				report_ebadf_args(fd, call, cmd, NULL);
 			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
 		}
 		r = real(fd, cmd, arg);
@@ -1151,13 +1151,21 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
  * (shim_report.c); out of line, tail-called. */
 static __attribute__((noinline, cold)) int close_reported(int fd)
 {
+	int r, recorded;
+
 	if (fd == report_out_fd())
 		return -EBADF; /* the reports' destination: ufd's */
-	if (vfd_is_backing(fd))
+	if (vfd_is_backing(fd)) {
 		report_not_owned(fd, UFD_CALL_close, 0);
-	else
-		report_closing(fd, UFD_CALL_close);
-	return vfd_in_space(fd) ? vfd_close(fd) : vfd_real_close(fd);
+		return vfd_real_close(fd);
+	}
+	recorded = report_closing(fd, UFD_CALL_close);
+	if (vfd_in_space(fd))
+		return vfd_close(fd);
+	r = vfd_real_close(fd);
+	if (recorded && r == -EBADF)
+		report_close_failed(fd);
+	return r;
 }
 
 /* A close of a virtual descriptor that a stream holds (shim.h). */

@@ -72,17 +72,53 @@ CHECK_FIRST(sendmsg, ssize_t, (int fd, const struct msghdr *msg, int flags),
 CHECK_FIRST(recvmsg, ssize_t, (int fd, struct msghdr *msg, int flags),
 	    (fd, msg, flags), fd)
 
+/* fstatat and statx: probes on the descriptor itself (an empty path),
+ * uses of it as a directory (a path under it).  In place of the
+ * generated checks of their rows (hand_checked). */
+#define CHECK_AT(name, params, args, fd, path, flags)                            \
+	static int (*prev_at_##name) params;                                     \
+	static int check_at_##name params                                        \
+	{                                                                        \
+		int r_ = prev_at_##name args;                                    \
+		if (__builtin_expect(r_ < 0, 0) && errno == EBADF) {             \
+			report_ebadf_args(fd, UFD_CALL_##name, flags, path);     \
+			errno = EBADF;                                           \
+		}                                                                \
+		return r_;                                                       \
+	}
+CHECK_AT(fstatat, (int dirfd, const char *path, struct stat *st, int flags),
+	 (dirfd, path, st, flags), dirfd, path, flags)
+CHECK_AT(fstatat64, (int dirfd, const char *path, struct stat64 *st, int flags),
+	 (dirfd, path, st, flags), dirfd, path, flags)
+CHECK_AT(statx, (int dirfd, const char *path, int flags, unsigned int mask,
+		 struct statx *st),
+	 (dirfd, path, flags, mask, st), dirfd, path, flags)
+
+static int hand_checked(enum ufd_call call)
+{
+	return call == UFD_CALL_fstatat || call == UFD_CALL_fstatat64 ||
+	       call == UFD_CALL_statx;
+}
+
 /* close: recorded (or a double close reported) before the kernel's. */
 static int (*prev_close)(int);
 
 static int check_close(int fd)
 {
+	int recorded;
+
 	if (fd == report_out_fd() && fd >= 0) {
 		errno = EBADF; /* ufd's: not the program's to close */
 		return -1;
 	}
-	report_closing(fd, UFD_CALL_close);
-	return prev_close(fd);
+	recorded = report_closing(fd, UFD_CALL_close);
+	if (prev_close(fd) == 0)
+		return 0;
+	if (recorded && errno == EBADF) {
+		report_close_failed(fd);
+		errno = EBADF;
+	}
+	return -1;
 }
 
 /* dup2/dup3 onto a number the program chose: meant to be inherited. */
@@ -145,7 +181,7 @@ static int check_dup3(int oldfd, int newfd, int flags)
 		else if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) \
 			fdname_pending(UFD_CALL_##name, report_name_of(fd), 0, 1); \
 		else if (r < 0 && errno == EBADF) {                      \
-			report_ebadf(fd, UFD_CALL_##name);               \
+			report_ebadf_args(fd, UFD_CALL_##name, cmd, NULL); \
 			errno = EBADF;                                   \
 		}                                                        \
 		return r;                                                \
@@ -544,9 +580,12 @@ void ufd_report_shim_init(void)
 #define PATH_MUT(arg)
 #define CLOEXEC(arg, flag)
 #define UFD_WRAP(name, ret, err, params, args, fds) \
-	if (0 fds)                                  \
+	if ((0 fds) && !hand_checked(UFD_CALL_##name)) \
 		INSTALL(name);
 #include "calls.def"
+	UFD_REAL_PUT_FRONT(fstatat, check_at_fstatat, prev_at_fstatat);
+	UFD_REAL_PUT_FRONT(fstatat64, check_at_fstatat64, prev_at_fstatat64);
+	UFD_REAL_PUT_FRONT(statx, check_at_statx, prev_at_statx);
 	INSTALL(accept);
 	INSTALL(accept4);
 	INSTALL(dup);

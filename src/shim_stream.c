@@ -768,7 +768,7 @@ __attribute__((noinline)) static int fclose_slow(FILE *fp)
 		 * which may be another file's now, so nothing of ufd's
 		 * state is changed; glibc's fclose does what it does. */
 		if (was >= 0) {
-			report_ebadf(was, UFD_CALL_fclose);
+			report_closed_again(was, UFD_CALL_fclose);
 			errno = saved;
 			return UFD_REAL(fclose)(fp);
 		}
@@ -779,7 +779,7 @@ __attribute__((noinline)) static int fclose_slow(FILE *fp)
 	held = fd >= 0 ? stream_off(fd) : -1;
 	if (held >= 0) {
 		if (__builtin_expect(ufd_settings.report != NULL, 0))
-			report_ebadf(held, UFD_CALL_fclose);
+			report_closed_again(held, UFD_CALL_fclose);
 		errno = saved;
 		return UFD_REAL(fclose)(fp);
 	}

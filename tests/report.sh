@@ -165,6 +165,47 @@ for cases in "$@"; do
 			fail "churn, mode $mode: status $status"
 		[ ! -s "$tmp/churn.rep" ] || { cat "$tmp/churn.rep"; fail "churn, mode $mode: a report"; }
 	done
+
+	# Correct programs get no report (issue 23), and
+	# UFD_REPORT_EXITCODE leaves their status alone: closes that failed
+	# closed nothing; probes are no uses; close-all loops, in the
+	# process and in a fork child, are no double closes; a fork child
+	# leaks nothing its parent made.
+	for mode in transparent all random; do
+		for c in failed-close sweep; do
+			run $c $c UFD_MODE=$mode UFD_REPORT_EXITCODE=23
+			[ "$status" -eq 0 ] && [ ! -s "$tmp/$c.rep" ] ||
+				{ cat "$tmp/$c.rep"; fail "$c, mode $mode: status $status, $(grep -c 'ERROR: ufd' "$tmp/$c.rep") reports"; }
+		done
+		# Each probe got EBADF, then the read is reported: one report.
+		run probe probe UFD_MODE=$mode
+		grep -q '^6 probes said closed$' "$tmp/probe.out" || fail "probe, mode $mode: $(cat "$tmp/probe.out")"
+		[ "$(grep -c 'ERROR: ufd' "$tmp/probe.rep")" -eq 1 ] ||
+			{ cat "$tmp/probe.rep"; fail "probe, mode $mode: not one report"; }
+		has probe '^  call by (__)?read(_chk)? in thread [0-9]+:$'
+		section probe call read_closed
+		# One report: the second child's double close, whose making
+		# is its parent's, named as such.
+		run fork fork-sweep UFD_MODE=$mode UFD_REPORT_LEAKS=1
+		[ "$(grep -c 'ERROR: ufd' "$tmp/fork.rep")" -eq 1 ] && [ "$(count fork double-close)" -eq 1 ] ||
+			{ cat "$tmp/fork.rep"; fail "fork-sweep, mode $mode: not one report, a double close"; }
+		section fork call child_double_close
+		parent=$(sed -n 's/^parent //p' "$tmp/fork.out")
+		has fork "^  made by open(64)? in thread [0-9]+ of process $parent, before a fork:$"
+		! grep -q "in thread $parent:\$" "$tmp/fork.rep" ||
+			{ cat "$tmp/fork.rep"; fail "fork-sweep, mode $mode: the parent's pid named as the child's thread"; }
+		# Two closes of neighbours are no loop.
+		run pair2x pair-twice UFD_MODE=$mode
+		[ "$(count pair2x double-close)" -ge 1 ] || { cat "$tmp/pair2x.out"; fail "pair-twice, mode $mode: no report"; }
+		section pair2x call close_pair
+	done
+
+	# Leaks made at one place are one report, with how many more.
+	run leaks many-leaks UFD_REPORT_LEAKS=1
+	[ "$(count leaks exit-leak)" -eq 2 ] || { cat "$tmp/leaks.rep"; fail "many-leaks: not two reports"; }
+	has leaks '^==[0-9]+==ERROR: ufd: exit-leak: leak at exit: still open: descriptor [0-9]+ \(.*\), and 39 more like it$'
+	section leaks made leak_one
+	section leaks made leak_other
 done
 
 # Every creating call records what it made: test_made_fds (given in
@@ -225,6 +266,12 @@ assert r["call"]["call"] == "close", r
 assert any(f["function"] == "rsyslog_close_connection" for f in r["call"]["stack"]), r
 assert any(f["function"] == "openssl_ssl_free" for f in r["closed"]["stack"]), r
 assert r["made"]["call"] in ("open", "open64"), r
+EOF
+run jsonleaks many-leaks UFD_REPORT_LEAKS=1 UFD_REPORT_FORMAT=json
+python3 - "$tmp/jsonleaks.rep" <<'EOF' || fail "JSON reports of merged leaks"
+import json, sys
+reps = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+assert sorted(r.get("more", 0) for r in reps) == [0, 39], reps
 EOF
 
 # Suppressions: by kind and function glob; comments and other kinds.

@@ -32,6 +32,31 @@
  *                  while a SIGUSR1 handler opens and closes in them (the
  *                  records from many threads and from handlers): no
  *                  report, no deadlock
+ *
+ * Correct programs, which get no report (issue 23's false reports):
+ *
+ *   failed-close   closes of numbers never open (EBADF), then a write to
+ *                  each and a second close; and the daemon idiom, a close
+ *                  of 3 .. 63 and fcntl(F_GETFD) probes of them
+ *   probe          "is n open?" on a number the program closed: fcntl
+ *                  F_GETFD/F_GETFL, fstat, fstatat and statx with
+ *                  AT_EMPTY_PATH, isatty (bash's move_to_high_fd, GCC's
+ *                  jobserver check, git's stdout check); then one real
+ *                  use, a read, which is reported
+ *   sweep          a close-all loop over 3 .. 1023 after the program
+ *                  closed 3 and 7 itself
+ *   fork-sweep     a fork child that closes two of its own and runs a
+ *                  close-all loop over numbers its parent closed before
+ *                  the fork, and exits (inherited copies are no leaks);
+ *                  then a child's double close of its parent's descriptor:
+ *                  reported, with the making in the parent named so
+ *   many-leaks     40 descriptors leaked at exit from one place and one
+ *                  from another: two reports, one "and 39 more like it"
+ *   pair-twice     not a loop: two descriptors made together (neighbours,
+ *                  by default) closed twice, as a cleanup run twice:
+ *                  reported
+ *
+ * (Files, not pipes: ThreadSanitizer's pipe aborts on a virtual number.)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -45,6 +70,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Not inlined, nor folded with an identical function (GCC's ICF). */
@@ -387,6 +414,151 @@ static int churn(void)
 	return 0;
 }
 
+/* ---- correct programs: no report ---- */
+
+/* Closes that fail (EBADF: never open) close nothing: neither the next
+ * EBADF nor a second close is a misuse of a closed descriptor. */
+static int failed_close(void)
+{
+	int fd, n = 0;
+
+	for (fd = 500; fd < 564; fd++) {
+		n += close(fd) < 0 && errno == EBADF;
+		n += write(fd, "x", 1) < 0 && errno == EBADF;
+		n += close(fd) < 0 && errno == EBADF;
+	}
+	/* A daemon: close everything above stderr, then probe. */
+	for (fd = 3; fd < 64; fd++)
+		close(fd);
+	for (fd = 3; fd < 64; fd++)
+		n += fcntl(fd, F_GETFD) < 0 && errno == EBADF;
+	printf("EBADF %d times\n", n);
+	return 0;
+}
+
+static NOINLINE void read_closed(int fd)
+{
+	char c;
+
+	if (read(fd, &c, 1) < 0)
+		printf("read: %s\n", strerror(errno));
+}
+
+/* The ways to ask "is n open?", each on a number the program closed. */
+static int probe(void)
+{
+	struct stat st;
+	struct statx stx;
+	int fd = open_file(0), n = 0;
+
+	close(fd);
+	n += fcntl(fd, F_GETFD) < 0;
+	n += fcntl(fd, F_GETFL) < 0;
+	n += fstat(fd, &st) < 0;
+	n += fstatat(fd, "", &st, AT_EMPTY_PATH) < 0;
+	n += statx(fd, "", AT_EMPTY_PATH, STATX_TYPE, &stx) < 0;
+	n += !isatty(fd) && errno == EBADF;
+	printf("%d probes said closed\n", n);
+	read_closed(fd); /* a use: reported */
+	return 0;
+}
+
+static NOINLINE void close_all_above_stderr(void)
+{
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	NO_TAIL();
+}
+
+/* A close-all loop meets numbers the program closed: not double closes. */
+static int sweep(void)
+{
+	int a = open_file(0), b = open_file(0);
+
+	dup2(a, 7);
+	close(a);
+	close(7);
+	printf("closed %d and 7, open %d\n", a, b);
+	close_all_above_stderr();
+	return 0;
+}
+
+static NOINLINE void child_double_close(int fd)
+{
+	close(fd);
+	if (close(fd) < 0)
+		printf("child: second close: %s\n", strerror(errno));
+}
+
+/* The parent closes a descriptor, forks; the child closes two of its
+ * own, runs a close-all loop and exits.  Then a child that double-closes
+ * one of its parent's descriptors. */
+static int fork_sweep(void)
+{
+	int a = open_file(0), b = open_file(0), p[2], status;
+	pid_t pid;
+
+	close(a);
+	p[0] = open_file(0);
+	p[1] = open_file(0);
+	printf("parent %ld\n", (long)getpid());
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		close(p[1]);
+		close_all_above_stderr();
+		exit(0);
+	}
+	close(p[0]);
+	close(p[1]);
+	waitpid(pid, &status, 0);
+	pid = fork();
+	if (pid == 0) {
+		child_double_close(b);
+		exit(0);
+	}
+	waitpid(pid, &status, 0);
+	close(b);
+	return 0;
+}
+
+static NOINLINE void leak_one(void)
+{
+	open_file(0);
+	NO_TAIL();
+}
+
+static NOINLINE void leak_other(void)
+{
+	open_file(0);
+	NO_TAIL();
+}
+
+static int many_leaks(void)
+{
+	for (int i = 0; i < 40; i++)
+		leak_one();
+	leak_other();
+	return 0;
+}
+
+static NOINLINE void close_pair(int p[2])
+{
+	close(p[0]);
+	close(p[1]);
+	NO_TAIL();
+}
+
+static int pair_twice(void)
+{
+	int p[2] = { open_file(0), open_file(0) };
+
+	printf("pair %d %d\n", p[0], p[1]);
+	close_pair(p);
+	close_pair(p);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -398,6 +570,9 @@ int main(int argc, char **argv)
 		{ "fd-set", fd_set_case },	  { "exec-leak", exec_leak },
 		{ "spawn-leak", spawn_leak },	  { "exit-leak", exit_leak },
 		{ "churn", churn },		  { "close-backing", close_backing },
+		{ "failed-close", failed_close }, { "probe", probe },
+		{ "sweep", sweep },		  { "fork-sweep", fork_sweep },
+		{ "many-leaks", many_leaks },	  { "pair-twice", pair_twice },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);

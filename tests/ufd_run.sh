@@ -72,7 +72,7 @@ rdir=$(mktemp -d) || exit 1
 	fail "-r: exit $?"
 grep -Eq '^==[0-9]+==ERROR: ufd: (use-after-close|double-close): ' "$rdir/reports.txt" ||
 	fail "-r: no report in the file: $(cat "$rdir/reports.txt")"
-grep -q '^  closed by close in thread' "$rdir/reports.txt" || fail "-r: no close stack"
+grep -Eq '^  (first )?closed by close in thread' "$rdir/reports.txt" || fail "-r: no close stack"
 rm -rf "$rdir"
 # --sanitize: random mode, reports on stderr, exit status 23 from a
 # process that reported; a healthy command keeps its status and says
