@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vfd_shared.h - children that share the process's memory without being
+ * its threads.
+ *
+ * clone(2) or clone3(2) with CLONE_VM and without CLONE_THREAD (a
+ * hand-written spawner's clone(CLONE_VM | CLONE_VFORK), a runtime's raw
+ * system call) makes a process that runs in its parent's memory, ufd's
+ * table and its lock included, and may exec or die at any point.  Such a
+ * child must never take a lock its parent needs (an exec with it held
+ * leaves it held in the parent for ever) nor write the parent's table
+ * (its descriptors are its own kernel table's, or the parent's too).
+ * ufd's own vfork child (vfd_table.h) is one of them, known by a flag;
+ * the others are known by their process id, which differs from the one
+ * recorded for the memory's owner.
+ *
+ * Functions return >= 0 or -errno and never touch errno.
+ */
+#ifndef UFD_VFD_SHARED_H
+#define UFD_VFD_SHARED_H
+
+#include <sys/types.h>
+
+#include "sys.h"
+
+#include <stdint.h>
+
+/* The process whose memory this is (vfd_shared_owner). */
+extern pid_t vfd_owner_pid __attribute__((visibility("hidden")));
+
+/*
+ * Children sharing the memory that this process made through libc
+ * (clone(), syscall(SYS_clone or SYS_clone3)) and that may still run: the
+ * paths that make and close virtual descriptors ask vfd_shared_child only
+ * while it is not 0 (vfd_shared_maybe), so that a process that never made
+ * one pays one load for the question.  A child made by the process's own
+ * system call instruction is not counted: it is known on the costly paths
+ * only (vfd_shared_child's callers).
+ */
+extern unsigned vfd_shared_clones __attribute__((visibility("hidden")));
+
+/*
+ * Record the calling process as the owner of its memory: from the
+ * constructor, and in a fork child (vfd_fork_child; shim_syscall.c's
+ * clone without CLONE_VM), which has memory of its own.  One getpid;
+ * async-signal-safe, lock-free.  Inline: the constructor's code stays on
+ * its own pages.
+ */
+static inline void vfd_shared_owner(void)
+{
+	__atomic_store_n(&vfd_owner_pid, (pid_t)ufd_sys_getpid(), __ATOMIC_RELAXED);
+}
+
+/*
+ * Is the caller a child sharing its parent's memory (ufd's vfork child,
+ * or a raw clone with CLONE_VM and without CLONE_THREAD)?  1 or 0.  A
+ * getpid (none in a vfork child); async-signal-safe, lock-free.  For the
+ * paths that hold the table lock across something that may not return
+ * (exec) or are costly anyway (fork, close_range, setrlimit).
+ */
+int vfd_shared_child(void);
+
+/* vfd_shared_child, asked only while vfd_shared_clones is not 0: for the
+ * paths that make, close or change virtual descriptors and marks. */
+static inline int vfd_shared_maybe(void)
+{
+	return __builtin_expect(__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED) != 0, 0) &&
+	       vfd_shared_child();
+}
+
+/*
+ * In the parent, before a clone through libc with these flags: with
+ * CLONE_VM and without CLONE_THREAD, the child is counted in
+ * vfd_shared_clones (and the single-threaded paths of vfd_table.c, which
+ * do not ask, are left until it is gone) and 1 returned; else 0, also in
+ * a child sharing the memory itself (its parent's count is not its to
+ * write, and its children are known by their pid anyway).
+ * vfd_shared_clone_end(), in the parent once the clone has returned
+ * there, if the call returned 1 and the child can be over by then: with
+ * CLONE_VFORK (it has exec'd or exited), or when the clone failed.
+ * Otherwise the count stays: the child may run on.  Async-signal-safe,
+ * lock-free.
+ */
+int vfd_shared_clone_begin(uint64_t flags);
+void vfd_shared_clone_end(void);
+
+/* In a fork child (memory of its own): the owner is this process, and no
+ * child shares this memory.  Async-signal-safe. */
+void vfd_shared_forked(void);
+
+#endif /* UFD_VFD_SHARED_H */
