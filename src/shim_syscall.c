@@ -13,6 +13,7 @@
 #include <stdarg.h>
 
 #include "sys.h"
+#include "vfd_shared.h"
 #include "vfd_table.h"
 
 #define A(i) (1U << (i)) /* argument i (from 0) is a descriptor */
@@ -404,21 +405,36 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		long r;
 
 		if (a[1] < (long)sizeof(head) || ufd_unmapped((void *)a[0]) ||
-		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head) ||
-		    !clone_finishes(head[0]))
+		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head))
 			return UFD_REAL(syscall)(number, a[0], a[1]);
+		/* A child sharing the memory: counted (vfd_shared.h), and
+		 * nothing after the call, as below. */
+		if (head[0] & CLONE_VM) {
+			vfd_shared_clone_begin(head[0]);
+			return UFD_REAL(syscall)(number, a[0], a[1]);
+		}
 		r = UFD_REAL(syscall)(number, a[0], a[1]);
-		if (r > 0)
+		if (r == 0)
+			vfd_shared_forked();
+		else if (r > 0 && clone_finishes(head[0]))
 			clone_pidfd((long)head[1]);
 		return r;
 	}
 	case SYS_clone: {
 		long r;
 
-		if (!clone_finishes((uint64_t)a[0]))
+		/* A child sharing the memory may return on this very stack
+		 * (vfork-like): counted (vfd_shared.h) before, nothing done
+		 * after, and the count is never ended (the child may run on). */
+		if ((uint64_t)a[0] & CLONE_VM) {
+			vfd_shared_clone_begin((uint64_t)a[0]);
 			return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+		}
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
-		if (r > 0)
+		/* A fork that runs no fork handler: memory of its own. */
+		if (r == 0)
+			vfd_shared_forked();
+		else if (r > 0 && clone_finishes((uint64_t)a[0]))
 			clone_pidfd(a[2]);
 		return r;
 	}
