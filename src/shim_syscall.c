@@ -407,6 +407,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		if (a[1] < (long)sizeof(head) || ufd_unmapped((void *)a[0]) ||
 		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head))
 			return UFD_REAL(syscall)(number, a[0], a[1]);
+		vfd_shared_files_note(head[0]);
 		/* A child sharing the memory: counted (vfd_shared.h), and
 		 * nothing after the call, as below. */
 		if (head[0] & CLONE_VM) {
@@ -426,6 +427,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		/* A child sharing the memory may return on this very stack
 		 * (vfork-like): counted (vfd_shared.h) before, nothing done
 		 * after, and the count is never ended (the child may run on). */
+		vfd_shared_files_note((uint64_t)a[0]);
 		if ((uint64_t)a[0] & CLONE_VM) {
 			vfd_shared_clone_begin((uint64_t)a[0]);
 			return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);

@@ -5,6 +5,7 @@
  */
 #include "vfd_shared.h"
 
+#include <fcntl.h>
 #include <linux/sched.h>
 
 #include "vfd_internal.h"
@@ -50,4 +51,23 @@ void vfd_shared_forked(void)
 		__atomic_store_n(&vfd_shared_clones, 0, __ATOMIC_RELAXED);
 		vfd_alone_recheck();
 	}
+}
+
+unsigned vfd_files_shared;
+
+void vfd_shared_files_note(uint64_t flags)
+{
+	if ((flags & CLONE_FILES) && !(flags & CLONE_VM) &&
+	    !__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED))
+		__atomic_store_n(&vfd_files_shared, 1, __ATOMIC_RELAXED);
+}
+
+int vfd_shared_gone_slow(int vfd)
+{
+	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
+
+	if (!v || ufd_sys_fcntl((int)(v >> VFD_REAL_SHIFT), F_GETFD, 0) != -EBADF)
+		return 0;
+	vfd_forget(vfd);
+	return -EBADF;
 }

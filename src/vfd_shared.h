@@ -88,4 +88,38 @@ void vfd_shared_clone_end(void);
  * child shares this memory.  Async-signal-safe. */
 void vfd_shared_forked(void);
 
+/*
+ * A process that shares its kernel descriptor table with another without
+ * sharing its memory (clone with CLONE_FILES and without CLONE_VM: LTP's
+ * close_range01, some sandboxes) has one kernel table and two ufd tables:
+ * a close in the other process closes a backing descriptor behind this
+ * process's table.  The calls that ufd answers without the kernel
+ * (F_GETFD, F_SETFD, FIOCLEX, FIONCLEX) then ask the kernel whether the
+ * backing descriptor is still open; the others reach the kernel anyway,
+ * which answers EBADF for it.  vfd_files_shared: such a clone was made
+ * through libc, by this process or one it was cloned from (set in the
+ * parent before the call, so the child has it too; never cleared).
+ */
+extern unsigned vfd_files_shared __attribute__((visibility("hidden")));
+
+/* Before a clone through libc with these flags: note CLONE_FILES without
+ * CLONE_VM.  Async-signal-safe. */
+void vfd_shared_files_note(uint64_t flags);
+
+/*
+ * For a call ufd answers itself on virtual descriptor vfd: 0, or -EBADF
+ * if vfd_files_shared and vfd's backing descriptor has gone from the
+ * kernel's table (vfd is then dropped from the table, its number not
+ * closed: it may be another's now).  One load while the table is not
+ * shared; then a system call.  Takes the table lock to drop.
+ */
+int vfd_shared_gone_slow(int vfd);
+
+static inline int vfd_shared_gone(int vfd)
+{
+	if (__builtin_expect(!__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED), 1))
+		return 0;
+	return vfd_shared_gone_slow(vfd);
+}
+
 #endif /* UFD_VFD_SHARED_H */
