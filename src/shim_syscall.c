@@ -402,6 +402,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 #endif
 	case SYS_clone3: {
 		uint64_t head[2]; /* flags, pidfd */
+		void *ta;
 		long r;
 
 		if (a[1] < (long)sizeof(head) || ufd_unmapped((void *)a[0]) ||
@@ -414,14 +415,16 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			vfd_shared_clone_begin(head[0]);
 			return UFD_REAL(syscall)(number, a[0], a[1]);
 		}
+		ta = vfd_shared_tid_address();
 		r = UFD_REAL(syscall)(number, a[0], a[1]);
 		if (r == 0)
-			vfd_shared_forked();
+			vfd_shared_raw_child(ta);
 		else if (r > 0 && clone_finishes(head[0]))
 			clone_pidfd((long)head[1]);
 		return r;
 	}
 	case SYS_clone: {
+		void *ta;
 		long r;
 
 		/* A child sharing the memory may return on this very stack
@@ -432,10 +435,11 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 			vfd_shared_clone_begin((uint64_t)a[0]);
 			return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
 		}
+		ta = vfd_shared_tid_address();
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
 		/* A fork that runs no fork handler: memory of its own. */
 		if (r == 0)
-			vfd_shared_forked();
+			vfd_shared_raw_child(ta);
 		else if (r > 0 && clone_finishes((uint64_t)a[0]))
 			clone_pidfd(a[2]);
 		return r;

@@ -64,10 +64,6 @@ static inline uint32_t vfd_update_open(struct fdmap *m, uint32_t idx,
 int vfd_lock(void);
 void vfd_unlock(void);
 
-/* The single-threaded paths (vfd_table.c's alone_ok) allowed again, or
- * not, now that vfd_shared_clones has changed.  Async-signal-safe. */
-void vfd_alone_recheck(void);
-
 /*
  * Record in vfd_backing_map that backing descriptor `backing` belongs to
  * vfd_map slot idx, over a stale entry for the same number (one whose

@@ -7,25 +7,38 @@
 
 #include <fcntl.h>
 #include <linux/sched.h>
+#include <sys/prctl.h>
 
-#include "vfd_internal.h"
+#include "sys.h"
 #include "vfd_table.h"
 
-/*
- * The process whose memory this is.  Initialised, so in .data, a page
- * start-up writes anyway.  A thread (CLONE_THREAD) has its process's pid;
- * a child sharing the memory has its own, and reads this one, its
- * parent's.
- */
-pid_t vfd_owner_pid = -1;
+void *vfd_shared_tid_address(void)
+{
+	void *p = NULL;
+
+	if (ufd_sys6(SYS_prctl, PR_GET_TID_ADDRESS, (long)&p, 0, 0, 0, 0) != 0)
+		return NULL;
+	return p;
+}
 
 int vfd_shared_child(void)
 {
-	return vfd_in_vfork_child() ||
-	       (pid_t)ufd_sys_getpid() != __atomic_load_n(&vfd_owner_pid, __ATOMIC_RELAXED);
+	void *p = (void *)1;
+
+	if (vfd_in_vfork_child())
+		return 1;
+	/* No address: a clone glibc did not make (vfd_shared.h); EINVAL
+	 * (no CONFIG_CHECKPOINT_RESTORE): not known. */
+	return ufd_sys6(SYS_prctl, PR_GET_TID_ADDRESS, (long)&p, 0, 0, 0, 0) == 0 &&
+	       p == NULL;
 }
 
-unsigned vfd_shared_clones;
+void vfd_shared_raw_child(void *tid_address)
+{
+	if (tid_address)
+		ufd_sys6(SYS_set_tid_address, (long)tid_address, 0, 0, 0, 0, 0);
+	vfd_shared_forked();
+}
 
 int vfd_shared_clone_begin(uint64_t flags)
 {
@@ -41,16 +54,6 @@ void vfd_shared_clone_end(void)
 {
 	if (__atomic_sub_fetch(&vfd_shared_clones, 1, __ATOMIC_SEQ_CST) == 0)
 		vfd_alone_recheck();
-}
-
-void vfd_shared_forked(void)
-{
-	vfd_shared_owner();
-	/* Written only when it changes: a page not copied in the child. */
-	if (__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&vfd_shared_clones, 0, __ATOMIC_RELAXED);
-		vfd_alone_recheck();
-	}
 }
 
 unsigned vfd_files_shared;

@@ -10,23 +10,22 @@
  * child must never take a lock its parent needs (an exec with it held
  * leaves it held in the parent for ever) nor write the parent's table
  * (its descriptors are its own kernel table's, or the parent's too).
- * ufd's own vfork child (vfd_table.h) is one of them, known by a flag;
- * the others are known by their process id, which differs from the one
- * recorded for the memory's owner.
+ * ufd's own vfork child (vfd_table.h) is one of them, known by a flag.
+ * The others are known by the kernel's answer to
+ * prctl(PR_GET_TID_ADDRESS): glibc gives every thread it makes, the main
+ * thread and a fork child's a clear_child_tid address (its struct
+ * pthread's tid), and the kernel gives a clone child one only with
+ * CLONE_CHILD_CLEARTID, which a raw clone does not ask for: no address,
+ * a child glibc did not make.  One system call per question, no state,
+ * nothing written at fork.  A kernel without CONFIG_CHECKPOINT_RESTORE
+ * answers EINVAL: such children are then not known (but ufd's vfork's).
  *
  * Functions return >= 0 or -errno and never touch errno.
  */
 #ifndef UFD_VFD_SHARED_H
 #define UFD_VFD_SHARED_H
 
-#include <sys/types.h>
-
-#include "sys.h"
-
 #include <stdint.h>
-
-/* The process whose memory this is (vfd_shared_owner). */
-extern pid_t vfd_owner_pid __attribute__((visibility("hidden")));
 
 /*
  * Children sharing the memory that this process made through libc
@@ -37,24 +36,17 @@ extern pid_t vfd_owner_pid __attribute__((visibility("hidden")));
  * system call instruction is not counted: it is known on the costly paths
  * only (vfd_shared_child's callers).
  */
-extern unsigned vfd_shared_clones __attribute__((visibility("hidden")));
-
-/*
- * Record the calling process as the owner of its memory: from the
- * constructor, and in a fork child (vfd_fork_child; shim_syscall.c's
- * clone without CLONE_VM), which has memory of its own.  One getpid;
- * async-signal-safe, lock-free.  Inline: the constructor's code stays on
- * its own pages.
- */
-static inline void vfd_shared_owner(void)
-{
-	__atomic_store_n(&vfd_owner_pid, (pid_t)ufd_sys_getpid(), __ATOMIC_RELAXED);
-}
+struct vfd_lock_line {
+	uint32_t word;	       /* vfd_table.c's table lock */
+	unsigned shared_clones;
+} __attribute__((aligned(64)));
+extern struct vfd_lock_line vfd_lock_line __attribute__((visibility("hidden")));
+#define vfd_shared_clones (vfd_lock_line.shared_clones)
 
 /*
  * Is the caller a child sharing its parent's memory (ufd's vfork child,
  * or a raw clone with CLONE_VM and without CLONE_THREAD)?  1 or 0.  A
- * getpid (none in a vfork child); async-signal-safe, lock-free.  For the
+ * prctl (none in a vfork child); async-signal-safe, lock-free.  For the
  * paths that hold the table lock across something that may not return
  * (exec) or are costly anyway (fork, close_range, setrlimit).
  */
@@ -74,7 +66,7 @@ static inline int vfd_shared_maybe(void)
  * vfd_shared_clones (and the single-threaded paths of vfd_table.c, which
  * do not ask, are left until it is gone) and 1 returned; else 0, also in
  * a child sharing the memory itself (its parent's count is not its to
- * write, and its children are known by their pid anyway).
+ * write, and its children are known without it anyway).
  * vfd_shared_clone_end(), in the parent once the clone has returned
  * there, if the call returned 1 and the child can be over by then: with
  * CLONE_VFORK (it has exec'd or exited), or when the clone failed.
@@ -84,9 +76,33 @@ static inline int vfd_shared_maybe(void)
 int vfd_shared_clone_begin(uint64_t flags);
 void vfd_shared_clone_end(void);
 
-/* In a fork child (memory of its own): the owner is this process, and no
- * child shares this memory.  Async-signal-safe. */
-void vfd_shared_forked(void);
+/* vfd_table.c's single-threaded paths (alone_ok) allowed again, or not,
+ * now that vfd_shared_clones has changed.  Async-signal-safe. */
+void vfd_alone_recheck(void);
+
+/* In a fork child (memory of its own): no child shares this memory.
+ * Written only if it changes (a page not copied in the child).  Inline,
+ * for vfd_fork_child's pages.  Async-signal-safe. */
+
+static inline void vfd_shared_forked(void)
+{
+	if (__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&vfd_shared_clones, 0, __ATOMIC_RELAXED);
+		vfd_alone_recheck();
+	}
+}
+
+/*
+ * For a clone through libc without CLONE_VM, which makes a child with
+ * memory of its own but, unlike glibc's fork, no clear_child_tid address:
+ * vfd_shared_tid_address() in the parent before the call (the calling
+ * thread's address, or NULL), vfd_shared_raw_child(it) first in the
+ * child, which gives the child the same address (glibc's fork does: its
+ * struct pthread's tid, at the same place in the child's copy) so that it
+ * is not taken for a child sharing the memory.  Async-signal-safe.
+ */
+void *vfd_shared_tid_address(void);
+void vfd_shared_raw_child(void *tid_address);
 
 /*
  * A process that shares its kernel descriptor table with another without

@@ -86,8 +86,11 @@ struct own_line {
 	uint32_t word;
 } __attribute__((aligned(CACHE_LINE)));
 
-static struct own_line lock_line;
-#define table_lock (lock_line.word)
+/* The lock word's line also holds vfd_shared.h's count of clones, read
+ * on the paths that take the lock and by every fork child, which reads
+ * the lock word: no line or page of its own. */
+struct vfd_lock_line vfd_lock_line;
+#define table_lock (vfd_lock_line.word)
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
@@ -1486,7 +1489,7 @@ UFD_FORK void vfd_fork_child(void)
 		fork_locked = fork_blocked = 0;
 	if (tid_cache)
 		tid_cache = 0;
-	/* Memory of its own: not a child sharing its parent's. */
+	/* Memory of its own: no child shares it. */
 	vfd_shared_forked();
 	/* A fork from a vfork child, or from a handler inside a vfork: this
 	 * child has memory of its own. */
@@ -1605,7 +1608,6 @@ void vfd_init(void)
 UFD_STARTUP void vfd_start(void)
 {
 	pthread_atfork(vfd_fork_prepare, vfd_fork_parent, vfd_fork_child);
-	vfd_shared_owner();
 	if (__builtin_expect(ufd_settings.log != NULL, 0) &&
 	    __atomic_load_n(&init_done, __ATOMIC_ACQUIRE) && ufd_log_on)
 		__atomic_store_n(&alone_ok, 0, __ATOMIC_RELAXED);

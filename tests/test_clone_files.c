@@ -21,6 +21,11 @@
  * the parent does not see it.  Those cases run, and a failure on a
  * virtual descriptor is printed as "known" and not counted.
  *
+ * Also, a child made by either method without CLONE_FILES (nor CLONE_VM)
+ * has memory of its own, though no fork handler ran in it: its exec
+ * hands its descriptor on to the new program (this program's --check),
+ * as a fork child's does.
+ *
  * The meson tests run it under LD_PRELOAD=libufd.so in each mode, and
  * without ufd (the kernel's answers, which the same checks must accept).
  */
@@ -65,6 +70,59 @@ static const char *const ask_name[Q_COUNT] = { "F_GETFD", "F_SETFD", "FIOCLEX",
 
 static int the_fd = -1;
 static enum act the_act;
+static char self[4096], fd_s[16];
+
+/* The child that execs: this program's --check of the_fd. */
+static int child_exec(void *arg)
+{
+	char *argv[] = { self, "--check", fd_s, NULL };
+
+	(void)arg;
+	execv(self, argv);
+	return 126;
+}
+
+/* A child by method m without CLONE_FILES execs; 0 if the new program has
+ * the descriptor, else 1. */
+static int exec_case(enum kind k, enum method m)
+{
+	char *stack;
+	int status;
+	pid_t pid;
+
+	the_fd = open("/dev/null", O_RDONLY);
+	if (the_fd < 0)
+		return perror("open"), 1;
+	if (k == K_NONSEQFD) {
+		int v;
+
+		if (!api_nonseqfd)
+			return 77;
+		v = api_nonseqfd(the_fd, 0);
+		if (v < 0)
+			return perror("nonseqfd"), 1;
+		close(the_fd);
+		the_fd = v;
+	}
+	snprintf(fd_s, sizeof(fd_s), "%d", the_fd);
+	if (m == M_GLIBC) {
+		stack = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (stack == MAP_FAILED)
+			return perror("mmap"), 1;
+		pid = clone(child_exec, stack + STACK_SIZE, SIGCHLD, NULL);
+	} else {
+		pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0)
+			_exit(child_exec(NULL));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return perror("clone"), 1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	fprintf(stderr, "the exec'd program has not %d (status %#x)\n", the_fd, status);
+	return 1;
+}
 
 static int child_act(void *arg)
 {
@@ -187,11 +245,25 @@ static int run_bounded(enum kind k, enum method m, enum act a, enum ask q)
 	return 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	int failed = 0;
 
+	if (argc == 3 && !strcmp(argv[1], "--check"))
+		return fcntl(atoi(argv[2]), F_GETFD) >= 0 ? 0 : 1;
 	load_api(0);
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) < 0)
+		return perror("readlink"), 1;
+	for (int k = 0; k < K_COUNT; k++)
+		for (int m = 0; m < M_COUNT; m++) {
+			int r = exec_case((enum kind)k, (enum method)m);
+
+			if (r == 77)
+				continue;
+			printf("%-5s %-8s %-18s child exec (no CLONE_FILES)\n",
+			       r == 0 ? "ok" : "FAIL", kind_name[k], method_name[m]);
+			failed += r != 0;
+		}
 	for (int k = 0; k < K_COUNT; k++)
 		for (int m = 0; m < M_COUNT; m++)
 			for (int a = 0; a < A_COUNT; a++)
