@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -337,10 +338,19 @@ static int run_bounded(enum method m, enum op op)
 int main(int argc, char **argv)
 {
 	int failed = 0, ran = 0;
+	void *tid_address;
 
 	if (argc == 4 && !strcmp(argv[1], "--check"))
 		return check_inherited(atoi(argv[2]), atoi(argv[3]));
 	load_api(0);
+	/* ufd knows such a child by prctl(PR_GET_TID_ADDRESS) (ufd(7)),
+	 * which needs CONFIG_CHECKPOINT_RESTORE. */
+	if (api_nonseqfd && prctl(PR_GET_TID_ADDRESS, &tid_address) != 0 &&
+	    errno == EINVAL) {
+		printf("skip: the kernel has no PR_GET_TID_ADDRESS "
+		       "(CONFIG_CHECKPOINT_RESTORE), by which ufd knows such a child\n");
+		return 77;
+	}
 	if (!realpath("/proc/self/exe", self))
 		return perror("realpath"), 1;
 	for (int m = 0; m < M_COUNT; m++)
