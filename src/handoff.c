@@ -48,6 +48,7 @@
 #include "sys.h"
 #include "text.h"
 #include "vfd_internal.h"
+#include "vfd_shared.h"
 
 #define HANDOFF_NAME "UFD_HANDOFF="
 
@@ -293,13 +294,15 @@ int handoff_prepare(struct handoff *h, int spawn, int keep)
 	int err;
 
 	memset(h, 0, sizeof(*h));
-	/* A vfork child has nothing to hand off (it cannot have a virtual
-	 * descriptor or a mark, vfd_table.h), and must not hold the table
-	 * through its exec: the lock would stay held in its parent's memory.
+	/* A child sharing its parent's memory (ufd's vfork child, a raw
+	 * clone with CLONE_VM: vfd_shared.h) hands nothing off (a vfork child
+	 * cannot have a virtual descriptor or a mark, vfd_table.h; the
+	 * table is the parent's), and must not hold the table through its
+	 * exec: the lock would stay held in its parent's memory.
 	 * From a handler that interrupted a change to the table, hand off
 	 * nothing: the exec goes ahead as if every virtual descriptor were
 	 * close-on-exec. */
-	if (vfd_in_vfork_child() || vfd_lock() < 0)
+	if (vfd_shared_child() || vfd_lock() < 0)
 		return 0;
 	exec_state.spawn = spawn;
 	exec_state.keeps_none = !keep;

@@ -23,7 +23,8 @@
  * on at all.  The table stays locked (h->held) until handoff_done, so
  * that nothing changes under the exec, and the kernel's soft
  * RLIMIT_NOFILE is the application's (placement_exec).  Not held, and
- * nothing listed, in a vfork child (vfd_table.h) or a signal handler that
+ * nothing listed, in a child sharing its parent's memory (a vfork child,
+ * a raw clone with CLONE_VM: vfd_shared.h) or a signal handler that
  * interrupted a change to the table.  Without keep (UFD_INHERIT=0), no
  * virtual descriptor survives: the hand-off lists close-on-fork marks
  * only.  A list too long for one environment string goes in an inherited

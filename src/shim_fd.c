@@ -22,6 +22,7 @@
 #include "report_out.h"
 #include "sys.h"
 #include "text.h"
+#include "vfd_shared.h"
 #include "vfd_table.h"
 
 /* ---- open ---- */
@@ -976,7 +977,9 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
-			r = vfd_get_flags(fd);
+			r = vfd_shared_gone(fd);
+			if (r == 0)
+				r = vfd_get_flags(fd);
 			if (r == -EBADF && ufd_settings.report)
 				report_ebadf_args(fd, call, cmd, NULL);
 			return r < 0 ? ufd_ret(r) : fd_flags_of((unsigned)r);
@@ -985,7 +988,10 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		return r < 0 ? r : r | fd_flags_of(vfd_real_get_flags(fd));
 	case F_SETFD:
 		if (vfd_in_space(fd)) {
-			r = vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK, vflags_of(argi));
+			r = vfd_shared_gone(fd);
+			if (r == 0)
+				r = vfd_set_flags(fd, VFD_CLOEXEC | VFD_CLOFORK,
+						  vflags_of(argi));
 			if (r == 0 && !(argi & FD_CLOEXEC) && ufd_settings.report)
 				report_inherit(fd);
 			if (r == -EBADF && ufd_settings.report)

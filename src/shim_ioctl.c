@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "sys.h"
+#include "vfd_shared.h"
 #include "vfd_table.h"
 
 /* Newer than the kernel headers ufd may be built with. */
@@ -167,9 +168,13 @@ __attribute__((noinline)) static int ioctl_slow(int fd, unsigned long request,
 		return ufd_ret(-EBADF);
 	/* The close-on-exec flag of a virtual descriptor is ufd's, as for
 	 * fcntl(F_SETFD); its backing descriptor stays close-on-exec. */
-	if ((request == FIOCLEX || request == FIONCLEX) && vfd_in_space(fd))
-		return ufd_ret(vfd_set_flags(fd, VFD_CLOEXEC,
-					     request == FIOCLEX ? VFD_CLOEXEC : 0));
+	if ((request == FIOCLEX || request == FIONCLEX) && vfd_in_space(fd)) {
+		int r = vfd_shared_gone(fd);
+
+		return ufd_ret(r < 0 ? r
+				     : vfd_set_flags(fd, VFD_CLOEXEC,
+						     request == FIOCLEX ? VFD_CLOEXEC : 0));
+	}
 	fd = vfd_translate(fd);
 	row = ioctl_fd_of(request);
 	switch (row.where) {

@@ -17,6 +17,7 @@
 
 #include "sys.h"
 #include "syscall_nr.h"
+#include "vfd_shared.h"
 #include "vfd_table.h"
 
 #define A(i) (1U << (i)) /* argument i (from 0) is a descriptor */
@@ -421,24 +422,45 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 #endif
 	case UFD_NR_clone3: {
 		uint64_t head[2]; /* flags, pidfd */
+		void *ta;
 		long r;
 
 		if (a[1] < (long)sizeof(head) || ufd_unmapped((void *)a[0]) ||
-		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head) ||
-		    !clone_finishes(head[0]))
+		    ufd_sys_read_self(head, (void *)a[0], sizeof(head)) != sizeof(head))
 			return UFD_REAL(syscall)(number, a[0], a[1]);
+		vfd_shared_files_note(head[0]);
+		/* A child sharing the memory: counted (vfd_shared.h), and
+		 * nothing after the call, as below. */
+		if (head[0] & CLONE_VM) {
+			vfd_shared_clone_begin(head[0]);
+			return UFD_REAL(syscall)(number, a[0], a[1]);
+		}
+		ta = vfd_shared_tid_address();
 		r = UFD_REAL(syscall)(number, a[0], a[1]);
-		if (r > 0)
+		if (r == 0)
+			vfd_shared_raw_child(ta);
+		else if (r > 0 && clone_finishes(head[0]))
 			clone_pidfd((long)head[1]);
 		return r;
 	}
 	case UFD_NR_clone: {
+		void *ta;
 		long r;
 
-		if (!clone_finishes((uint64_t)a[0]))
+		/* A child sharing the memory may return on this very stack
+		 * (vfork-like): counted (vfd_shared.h) before, nothing done
+		 * after, and the count is never ended (the child may run on). */
+		vfd_shared_files_note((uint64_t)a[0]);
+		if ((uint64_t)a[0] & CLONE_VM) {
+			vfd_shared_clone_begin((uint64_t)a[0]);
 			return UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
+		}
+		ta = vfd_shared_tid_address();
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4]);
-		if (r > 0)
+		/* A fork that runs no fork handler: memory of its own. */
+		if (r == 0)
+			vfd_shared_raw_child(ta);
+		else if (r > 0 && clone_finishes((uint64_t)a[0]))
 			clone_pidfd(a[2]);
 		return r;
 	}

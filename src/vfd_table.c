@@ -36,6 +36,7 @@
 #include "placement.h"
 #include "settings.h"
 #include "sys.h"
+#include "vfd_shared.h"
 
 /* At a multiple of 64 bytes, as fdmap.h asks, so that its hot line is
  * its own. */
@@ -85,8 +86,11 @@ struct own_line {
 	uint32_t word;
 } __attribute__((aligned(CACHE_LINE)));
 
-static struct own_line lock_line;
-#define table_lock (lock_line.word)
+/* The lock word's line also holds vfd_shared.h's count of clones, read
+ * on the paths that take the lock and by every fork child, which reads
+ * the lock word: no line or page of its own. */
+struct vfd_lock_line vfd_lock_line;
+#define table_lock (vfd_lock_line.word)
 static __thread uint32_t tid_cache TLS_IE; /* this thread's id, 0 = unknown */
 
 /* Closes made from a signal handler while its thread held the lock: slot
@@ -211,6 +215,10 @@ static inline __attribute__((always_inline)) int lock_as(uint32_t want, int log)
  * holder makes or closes a backing descriptor inside it, else 0. */
 static inline __attribute__((always_inline)) int lock_table(uint32_t making)
 {
+	/* A child sharing the memory takes no lock of its parent's
+	 * (vfd_shared.h): -EBUSY, as for a handler inside a change. */
+	if (vfd_shared_maybe())
+		return -EBUSY;
 	return lock_as(my_tid() | making, 1);
 }
 
@@ -629,7 +637,7 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
-	if (vfd_in_vfork_child())
+	if (vfd_in_vfork_child() || vfd_shared_maybe())
 		return -EBUSY;
 	vfd_init();
 	/*
@@ -741,10 +749,12 @@ static int init_done; /* the maps are set up (init_maps) */
  * another's): only the parent's thread changes it, while it is alone. */
 static unsigned vfork_depth;
 
-/* alone_ok's value once the maps are set up. */
+/* alone_ok's value once the maps are set up: not while a child may share
+ * the memory (vfd_shared.h), which the single-threaded paths do not ask. */
 static int alone_may(void)
 {
-	return !ufd_log_on && !__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED);
+	return !ufd_log_on && !__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED);
 }
 
 /* alone_ok again after a vfork is over (in its parent, or in a fork
@@ -752,6 +762,11 @@ static int alone_may(void)
 static void alone_again(void)
 {
 	__atomic_store_n(&alone_ok, init_done && alone_may(), __ATOMIC_RELAXED);
+}
+
+void vfd_alone_recheck(void)
+{
+	alone_again();
 }
 static void init_maps(void);
 
@@ -796,6 +811,24 @@ int vfd_create_random(int real_fd, uint32_t flags)
 	return vfd_create_placed(real_fd, flags, VFD_AT_RANDOM, 0);
 }
 
+/*
+ * release_vfd in a child sharing its parent's memory (vfd_shared.h): the
+ * table is its parent's, and stays as it is; the backing descriptor is
+ * closed in the kernel (the child's own, or its parent's too if it shares
+ * the kernel's table: then gone for the parent as the kernel's would be),
+ * or, forgotten, returned.  Returns as release_vfd.
+ */
+static int shared_release(uint32_t idx, int close_backing)
+{
+	uint32_t v = fdmap_get(&vfd_map, idx);
+
+	if (!(v & VFD_BUSY))
+		return -EBADF;
+	if (!close_backing)
+		return vfd_backing_of(v);
+	return ufd_sys_close(vfd_backing_of(v));
+}
+
 /* Close or forget virtual descriptor vfd: the shared part of both. */
 static int release_vfd(int vfd, int close_backing)
 {
@@ -804,6 +837,8 @@ static int release_vfd(int vfd, int close_backing)
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
+	if (vfd_shared_maybe())
+		return shared_release(idx, close_backing);
 	/*
 	 * The backing descriptor is closed after unlocking: a close can
 	 * block (SO_LINGER, an NFS flush, a FUSE file served by this very
@@ -940,6 +975,11 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags)
 
 	if (!vfd_in_space(vfd))
 		return -EBADF;
+	/* A child sharing the memory changes no flag of its parent's: its
+	 * exec hands nothing off (handoff.h), so the flags of its virtual
+	 * descriptors no longer matter. */
+	if (vfd_shared_maybe())
+		return vfd_slot(vfd) ? 0 : -EBADF;
 	mask &= VFD_FLAGS;
 	if (!(vfd_update_open(&vfd_map, idx, mask, flags & mask) & VFD_BUSY))
 		return -EBADF;
@@ -959,7 +999,8 @@ uint32_t vfd_real_get_flags(int fd)
  * signal handler). */
 static void unmark(int fd)
 {
-	if ((uint32_t)fd < FD_UNSEQ_BASE)
+	/* Not the parent's mark, from a child sharing its memory. */
+	if ((uint32_t)fd < FD_UNSEQ_BASE && !vfd_shared_maybe())
 		vfd_update_open(&vfd_mark_map, (uint32_t)fd, ~0U, VFD_MARK_CLEARED);
 }
 
@@ -1084,6 +1125,14 @@ int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark)
 
 	if (mark && vfd_in_vfork_child())
 		return -EBUSY;
+	/* A child sharing the memory (vfd_shared.h): no lock, no mark, no
+	 * move; the kernel's dup3 alone, unless fd is a backing descriptor
+	 * (its parent's to move). */
+	if (vfd_shared_maybe()) {
+		if (vfd_owner(fd) >= 0 || mark)
+			return -EBUSY;
+		return (int)ufd_sys6(SYS_dup3, vfd_translate(oldfd), fd, kflags, 0, 0, 0);
+	}
 	vfd_init();
 	if (block_makers() < 0 || vfd_lock() < 0) {
 		/* From a handler that interrupted a change to the table in
@@ -1143,6 +1192,17 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 	int64_t idx;
 	int r;
 
+	/* A child sharing the memory (vfd_shared.h): the kernel's limit
+	 * alone, its own; ufd's placement and table are its parent's. */
+	if (vfd_shared_child()) {
+		unsigned shown = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+
+		r = (int)ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)new_rl,
+				  (long)old_rl, 0, 0);
+		if (r == 0 && old_rl && shown != UINT_MAX)
+			old_rl->rlim_cur = shown;
+		return r;
+	}
 	vfd_init();
 	/* Makers waited for: theirs are placed under the limits as they
 	 * were, and must be in vfd_map to be moved. */
@@ -1180,6 +1240,8 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
  * Table lock held, so that no backing descriptor appears in a stretch while
  * it is being closed.
  */
+static int close_stretches(unsigned first, unsigned last, unsigned flags);
+
 static int close_real_range(unsigned first, unsigned last, unsigned flags)
 {
 	int64_t m;
@@ -1192,6 +1254,13 @@ static int close_real_range(unsigned first, unsigned last, unsigned flags)
 			break;
 		fdmap_release(&vfd_mark_map, (uint32_t)m);
 	}
+	return close_stretches(first, last, flags);
+}
+
+/* close_real_range's closes: the kernel's close_range on each stretch of
+ * [first, last] between backing descriptors.  Returns 0 or -errno. */
+static int close_stretches(unsigned first, unsigned last, unsigned flags)
+{
 	while (first <= last) {
 		int64_t b = revmap_next(&vfd_backing_map, first);
 		unsigned end = b < 0 || (uint64_t)b > last ? last : (unsigned)b - 1;
@@ -1209,6 +1278,42 @@ static int close_real_range(unsigned first, unsigned last, unsigned flags)
 	return 0;
 }
 
+/*
+ * close_range in a child sharing its parent's memory (vfd_shared.h),
+ * which must neither take the lock nor write the table, its parent's: the
+ * real numbers in [first, last] closed but the backing descriptors, and
+ * the backing descriptors of the virtual ones in it closed in the kernel
+ * (the child's descriptors, unless it shares its parent's table too:
+ * then the parent's virtual descriptor is gone as the kernel's would be).
+ * Close-on-exec is already set on every backing descriptor.  The table
+ * is read without the lock: a change its parent's other threads make
+ * meanwhile may or may not be seen.
+ */
+static int shared_close_range(unsigned first, unsigned last, unsigned flags)
+{
+	unsigned real_last = last < FD_UNSEQ_BASE ? last : FD_UNSEQ_BASE - 1;
+	int ret = 0;
+	int64_t idx;
+
+	if (first < FD_UNSEQ_BASE)
+		ret = flags & CLOSE_RANGE_CLOEXEC
+			      ? (int)ufd_sys6(SYS_close_range, first, real_last,
+					      flags, 0, 0, 0)
+			      : close_stretches(first, real_last, flags);
+	if (ret || (flags & CLOSE_RANGE_CLOEXEC) || last < FD_UNSEQ_BASE ||
+	    first >= FD_UNSEQ_LIMIT)
+		return ret;
+	VFD_FOR_EACH_SLOT(&vfd_map, idx, first > FD_UNSEQ_BASE ? first - FD_UNSEQ_BASE : 0) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+
+		if ((uint64_t)idx > (uint64_t)last - FD_UNSEQ_BASE)
+			break;
+		if ((v & VFD_BUSY) && !(v & VFD_HIDDEN))
+			ufd_sys_close((int)(v >> VFD_REAL_SHIFT));
+	}
+	return 0;
+}
+
 int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 {
 	int64_t idx;
@@ -1216,6 +1321,8 @@ int vfd_close_range(unsigned first, unsigned last, unsigned flags)
 
 	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) || first > last)
 		return -EINVAL;
+	if (vfd_shared_child())
+		return shared_close_range(first, last, flags);
 	/* Closing real numbers: none may be a backing descriptor being made
 	 * (marking close-on-exec harms none). */
 	if (first < FD_UNSEQ_BASE && !(flags & CLOSE_RANGE_CLOEXEC)) {
@@ -1344,6 +1451,10 @@ UFD_FORK void vfd_fork_prepare(void)
 		(void)__atomic_load_n(&table_lock, __ATOMIC_RELAXED);
 		return;
 	}
+	/* A child sharing the memory: its parent's lock and makers are
+	 * not its own to hold (vfd_shared.h). */
+	if (vfd_shared_child())
+		return;
 	fork_blocked = block_makers() == 0;
 	fork_locked = vfd_lock() == 0;
 }
@@ -1378,6 +1489,8 @@ UFD_FORK void vfd_fork_child(void)
 		fork_locked = fork_blocked = 0;
 	if (tid_cache)
 		tid_cache = 0;
+	/* Memory of its own: no child shares it. */
+	vfd_shared_forked();
 	/* A fork from a vfork child, or from a handler inside a vfork: this
 	 * child has memory of its own. */
 	if (__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED)) {

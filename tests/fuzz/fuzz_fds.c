@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -117,7 +118,7 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, NOPKIND
+	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, OP_RAWCLONE, NOPKIND
 };
 
 /* Families, for --without. */
@@ -433,6 +434,11 @@ static void op_print(FILE *f, const struct op *o)
 		fprintf(f, "%s = open(\"%s<number of %s>\", O_RDONLY%s);", r0,
 			o->a ? "/proc/self/fd/" : "/dev/fd/", a, o->c ? "|O_CLOEXEC" : "");
 		break;
+	case OP_RAWCLONE:
+		fprintf(f, "%s(CLONE_VM | CLONE_VFORK) child: %s%s%sclose_range(3, ~0U, 0); "
+			"execve(/bin/true);", o->a ? "asm clone" : "clone", o->a ? "" : "close(",
+			o->a ? "" : a, o->a ? "" : "); ");
+		break;
 	case OP_PASS:
 		fprintf(f, "sendmsg(%s, SCM_RIGHTS {%s%s%s}); recvmsg(its peer%s) -> {%s%s%s};",
 			b, a, o->a ? ", " : "", o->a ? a : "",
@@ -549,6 +555,7 @@ static const struct weight weights[] = {
 	/* about 3 in a list of 80 */
 	{ OP_BADPTR, FAM_BADPTR, 4 },
 	{ OP_PASS, FAM_BASIC, 3 }, { OP_REOPEN, FAM_BASIC, 3 },
+	{ OP_RAWCLONE, FAM_EXEC, 1 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -680,6 +687,11 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	case OP_BADNUM:
 		o->a = rn(NX - 2);	/* not dup2 onto / F_DUPFD from: see T_ and F_HOSTILE */
 		o->b = rn(NHOSTILE);
+		break;
+	case OP_RAWCLONE:
+		/* by glibc's clone (a 0: the child closes h1 too) or by the
+		 * program's own system call instruction (a 1) */
+		o->a = rn(2);
 		break;
 	case OP_REOPEN:
 		/* through /dev/fd (a 0) or /proc/self/fd (a 1), O_CLOEXEC if c */
@@ -2246,6 +2258,119 @@ static void op_reopen(const struct op *o)
 	set_handle(hid(o->id, 0), fd, new_object(ob->kind, fd, O_RDONLY, ob->content), o->c);
 }
 
+/* ---- a raw clone sharing the memory (issue 25) ---- */
+
+/* The number the clone child closes (-1: none). */
+static int rawclone_close = -1;
+static char *const rawclone_argv[] = { "true", NULL };
+
+/* The child: closes its copy of a handle and everything from 3, as a
+ * spawner's child does, then libc's execve.  Its closes are of its own
+ * table: the parent's model stays. */
+static int rawclone_child(void *arg)
+{
+	(void)arg;
+	if (rawclone_close >= 0)
+		close(rawclone_close);
+	close_range(3, ~0U, 0);
+	execve("/bin/true", rawclone_argv, environ);
+	syscall(SYS_exit, 127);
+	return 127;
+}
+
+static void rawclone_child_noreturn(void)
+{
+	rawclone_child(NULL);
+	for (;;)
+		;
+}
+
+/* clone(2) with flags and the child on stack_top, made with the system
+ * call instruction (as a runtime does, which ufd does not see): the
+ * child calls fn.  The kernel's pid or -errno; -ENOSYS elsewhere than
+ * x86_64 and arm64. */
+static long asm_clone(long flags, char *stack_top, void (*fn)(void))
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = 0;
+	register long r8 __asm__("r8") = 0;
+
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "and $-16, %%rsp\n\t"
+			 "call *%%rbx\n\t"
+			 "hlt\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "0"((long)SYS_clone), "D"(flags), "S"(stack_top), "d"(0L),
+			   "r"(r10), "r"(r8), "b"(fn)
+			 : "rcx", "r11", "memory");
+	return ret;
+#elif defined(__aarch64__)
+	register long x8 __asm__("x8") = SYS_clone;
+	register long x0 __asm__("x0") = flags;
+	register long x1 __asm__("x1") = (long)stack_top;
+	register long x2 __asm__("x2") = 0;
+	register long x3 __asm__("x3") = 0;
+	register long x4 __asm__("x4") = 0;
+	register void (*x9)(void) __asm__("x9") = fn;
+
+	__asm__ volatile("svc #0\n\t"
+			 "cbnz x0, 1f\n\t"
+			 "mov x29, xzr\n\t"
+			 "blr x9\n\t"
+			 "brk #0\n"
+			 "1:"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x9)
+			 : "x30", "memory");
+	return x0;
+#else
+	(void)flags, (void)stack_top, (void)fn;
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * A child that shares the memory (CLONE_VM | CLONE_VFORK) and execs
+ * through libc: under ufd it must leave nothing held or changed in the
+ * parent (the table lock: later execs, forks and creations would hang or
+ * fail; the table: the model's checks after the step).  The same in
+ * every configuration: the child's exit is logged.
+ */
+static void op_rawclone(const struct op *o)
+{
+	enum { STACK = 256 * 1024 };
+	long flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+	char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	long pid;
+	int st = 0;
+
+	if (stack == MAP_FAILED) {
+		logf_("mmap failed: %s\n", strerror(errno));
+		return;
+	}
+	rawclone_close = !o->a && live(o->h1) ? R.h[o->h1].num : -1;
+	if (o->a)
+		pid = asm_clone(flags, stack + STACK, rawclone_child_noreturn);
+	if (!o->a || pid == -ENOSYS)
+		pid = clone(rawclone_child, stack + STACK, (int)flags, NULL);
+	else if (pid < 0)
+		errno = (int)-pid, pid = -1;
+	if (pid > 0 && waitpid((pid_t)pid, &st, 0) != pid)
+		pid = -1;
+	munmap(stack, STACK);
+	if (pid < 0) {
+		logf_("clone failed: %s\n", strerror(errno));
+		return;
+	}
+	logf_("clone: child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 static void run_op(const struct op *o)
 {
 	/* an op on a handle that is gone is skipped, the same way in every
@@ -2253,7 +2378,7 @@ static void run_op(const struct op *o)
 	int uses_h1 = o->kind >= OP_DUP && o->kind != OP_CLOSEFROM &&
 		      o->kind != OP_FORK && o->kind != OP_EXEC &&
 		      o->kind != OP_SPAWN && o->kind != OP_RLIMIT &&
-		      o->kind != OP_BADPTR &&
+		      o->kind != OP_BADPTR && o->kind != OP_RAWCLONE &&
 		      !(o->kind == OP_CLOSE_RANGE && o->a != R_ONE &&
 			o->a != R_INVERTED && o->a != R_BACKING);
 	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ || o->kind == OP_PASS ||
@@ -2291,6 +2416,7 @@ static void run_op(const struct op *o)
 	case OP_BADPTR: op_badptr(o); break;
 	case OP_PASS: op_pass(o); break;
 	case OP_REOPEN: op_reopen(o); break;
+	case OP_RAWCLONE: op_rawclone(o); break;
 	}
 }
 
