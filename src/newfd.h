@@ -106,11 +106,63 @@ static inline int newfd_movable(int r)
 	return (unsigned)r < __atomic_load_n(&placement_move_guard, __ATOMIC_RELAXED);
 }
 
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36 /* Linux 3.15; <fcntl.h> names it under _GNU_SOURCE */
+#endif
+
+/*
+ * Does the kernel show a record lock on fd's file that fd's open file
+ * description does not own: a POSIX lock of any process, this one's
+ * included, or another description's OFD lock?  One F_OFD_GETLK for a
+ * write lock over the whole file: an OFD request conflicts with every
+ * POSIX lock, since those belong to a process and it to the description
+ * (F_GETLK would not: a process never conflicts with its own locks).  So
+ * the process learns of locks it took where ufd did not see them: before
+ * an exec, through glibc's own fcntl (lckpwdf), with a raw system call.
+ * 0 where the kernel refuses (O_PATH, whose close drops no lock).
+ * Async-signal-safe, lock-free.
+ */
+static inline int newfd_file_locked(int fd)
+{
+	struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	return ufd_sys_fcntl(fd, F_OFD_GETLK, (long)&probe) == 0 &&
+	       probe.l_type != F_UNLCK;
+}
+
+/*
+ * newfd_file_locked(fd) said yes, the process has not taken a lock ufd
+ * saw: does it hold one on fd's file?  If so, from now on it is known to
+ * take locks (newfd_note_posix_lock).  Returns 1 or 0.  Async-signal-safe,
+ * lock-free.
+ */
+int newfd_lock_found(int fd);
+
+/* Does the process hold a POSIX record lock on fd's file that it took
+ * where ufd did not see it (newfd_file_locked, newfd_lock_found)?  For a
+ * process not yet known to take locks.  1 or 0.  Async-signal-safe. */
+static inline int newfd_unseen_lock(int fd)
+{
+	return __builtin_expect(newfd_file_locked(fd), 0) && newfd_lock_found(fd);
+}
+
+/* newfd_move_virtual's way for a file the kernel shows locked: fd adopted
+ * if closing it would drop the process's locks, else moved; a virtual
+ * descriptor or -errno, fd closed on failure.  Not recorded (no
+ * UFD_REPORT on the inline path). */
+int newfd_move_locked(int fd, unsigned flags);
+
 /* That inline path, for fd newfd_movable: a virtual descriptor made at
- * random with VFD_* flags, or -errno; fd closed either way. */
+ * random with VFD_* flags, or -errno; fd closed either way, unless the
+ * process holds record locks on its file (newfd_file_locked): then it may
+ * stay, as the backing descriptor. */
 static inline int newfd_move_virtual(int fd, unsigned flags)
 {
-	int vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
+	int vfd;
+
+	if (__builtin_expect(newfd_file_locked(fd), 0))
+		return newfd_move_locked(fd, flags);
+	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);
@@ -213,8 +265,9 @@ static inline int newfd_finish_flagged(int fd, int virt, unsigned vflags,
 	return newfd_finish_flagged_from(fd, virt, vflags, added, call, 3);
 }
 
-/* The process takes a POSIX record lock (fcntl F_SETLK, lockf): from now
- * on new descriptors of regular files are checked before they move. */
+/* The process takes a POSIX record lock (fcntl F_SETLK, lockf, or one
+ * newfd_lock_found found): from now on new descriptors of regular files
+ * are checked before they move. */
 void newfd_note_posix_lock(void);
 
 
