@@ -123,9 +123,12 @@ int newfd_lock_found(int fd)
 
 /*
  * Must real_fd, just made, be adopted as its backing descriptor where it
- * is, because closing it would drop the process's record locks?
+ * is, because closing it would drop the process's record locks?  For a
+ * process known to take locks, or a file the kernel shows locked
+ * (newfd_file_locked).  Out of line: virtual_or_open's common case needs
+ * no frame for the file's stat.
  */
-static int must_adopt(int real_fd)
+static __attribute__((noinline, cold)) int must_adopt(int real_fd)
 {
 	/*
 	 * Never 0, 1 or 2: no backing descriptor is a standard stream (the
@@ -133,13 +136,13 @@ static int must_adopt(int real_fd)
 	 * application sees no real number anyway, every regular file is
 	 * adopted once locks are in use: checking /proc/locks and closing
 	 * after would leave a window for another thread's new lock on the
-	 * file to be dropped.  Before (no lock that ufd saw taken), the
-	 * kernel is asked for this file.
+	 * file to be dropped.  Before (no lock that ufd saw taken), this
+	 * file's locks decide.
 	 */
 	if (real_fd <= 2)
 		return 0;
-	if (__builtin_expect(!newfd_posix_locks_taken(), 1)) {
-		if (!newfd_unseen_lock(real_fd))
+	if (!newfd_posix_locks_taken()) {
+		if (!newfd_lock_found(real_fd))
 			return 0;
 	} else if (!(ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
 					   : holds_posix_lock(real_fd))) {
@@ -161,7 +164,8 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 {
 	int vfd;
 
-	if (must_adopt(real_fd))
+	if (__builtin_expect(newfd_posix_locks_taken() || newfd_file_locked(real_fd), 0) &&
+	    must_adopt(real_fd))
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
 	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
 	if (vfd >= 0) {
