@@ -1138,6 +1138,28 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- close ---- */
 
+/*
+ * Close virtual descriptor fd, open or not, for the application.  When
+ * another preload follows ufd (ufd_close_chained), it saw the backing
+ * descriptor made, through the calls ufd made through it (open, dup), and
+ * its close closes it: a descriptor-tracking library (torsocks,
+ * proxychains, a tracer) keeps no stale state for the number.  Its close
+ * runs outside the table lock, as fclose's of a forgotten descriptor
+ * does (vfd_forget).  Returns 0 or -errno.
+ */
+static int close_virtual(int fd)
+{
+	int backing;
+
+	if (__builtin_expect(!ufd_close_chained, 1))
+		return vfd_close_in_space(fd);
+	backing = vfd_forget(fd);
+	if (backing < 0)
+		return backing;
+	placement_backing_closed(backing);
+	return UFD_REAL(close)(backing) < 0 ? -errno : 0;
+}
+
 /* The sanitizer: the closes of ufd_close that do not reach the real
  * close's pointer, where its checking close would see them
  * (shim_report.c); out of line, tail-called. */
@@ -1147,7 +1169,7 @@ static __attribute__((noinline, cold)) int close_reported(int fd)
 		report_not_owned(fd, UFD_CALL_close, 0);
 	else
 		report_closing(fd, UFD_CALL_close);
-	return vfd_in_space(fd) ? vfd_close(fd) : vfd_real_close(fd);
+	return vfd_in_space(fd) ? close_virtual(fd) : vfd_real_close(fd);
 }
 
 __attribute__((noinline)) int ufd_close(int fd)
@@ -1155,7 +1177,7 @@ __attribute__((noinline)) int ufd_close(int fd)
 	if (vfd_in_space(fd)) {
 		if (REPORTING())
 			return close_reported(fd);
-		return vfd_close_in_space(fd);
+		return close_virtual(fd);
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
@@ -1182,7 +1204,7 @@ UFD_PUBLIC int close(int fd)
 		/* A virtual descriptor's common case straight to the table,
 		 * not through ufd_close's tests. */
 		if (vfd_in_space(fd) && !REPORTING())
-			return ufd_ret(vfd_close_in_space(fd));
+			return ufd_ret(close_virtual(fd));
 		return ufd_ret(ufd_close(fd));
 	}
 	return UFD_REAL(close)(fd);

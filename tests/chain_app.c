@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * chain_app.c - chain_preload.sh's program: makes descriptors in the ways
+ * count_preload.c counts (open, openat, dup, dup2 onto a free number,
+ * dup3, F_DUPFD, socket, pipe) and closes every one.  Exit 1 if a call
+ * fails.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int main(void)
+{
+	int fds[9], p[2], n = 0, bad = 0;
+
+	fds[n++] = open("/dev/null", O_RDONLY);
+	fds[n++] = openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
+	fds[n++] = dup(fds[0]);
+	fds[n++] = dup2(fds[1], 200);
+	fds[n++] = dup3(fds[0], 201, O_CLOEXEC);
+	fds[n++] = fcntl(fds[1], F_DUPFD, 10);
+	fds[n++] = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (pipe(p) == 0) {
+		fds[n++] = p[0];
+		fds[n++] = p[1];
+	}
+	for (int i = 0; i < n; i++) {
+		if (fds[i] < 0 || close(fds[i]) != 0) {
+			fprintf(stderr, "call %d failed\n", i);
+			bad = 1;
+		}
+	}
+	return bad || n != 9;
+}
