@@ -1147,6 +1147,12 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
  * runs outside the table lock, as fclose's of a forgotten descriptor
  * does (vfd_forget).  Returns 0 or -errno.
  */
+/* The close after ufd's (a preload's, ufd_close_chained): 0 or -errno. */
+static int close_next(int fd)
+{
+	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
+}
+
 static int close_virtual(int fd)
 {
 	int backing;
@@ -1157,7 +1163,16 @@ static int close_virtual(int fd)
 	if (backing < 0)
 		return backing;
 	placement_backing_closed(backing);
-	return UFD_REAL(close)(backing) < 0 ? -errno : 0;
+	return close_next(backing);
+}
+
+/* The application's close of real descriptor fd at or past the guard (a
+ * close-on-fork mark, a descriptor adopted for its record locks below
+ * it): through the close after ufd's if that is a preload's, which saw
+ * fd made. */
+static int close_real(int fd)
+{
+	return vfd_real_close(fd, ufd_close_chained ? close_next : NULL);
 }
 
 /* The sanitizer: the closes of ufd_close that do not reach the real
@@ -1169,7 +1184,7 @@ static __attribute__((noinline, cold)) int close_reported(int fd)
 		report_not_owned(fd, UFD_CALL_close, 0);
 	else
 		report_closing(fd, UFD_CALL_close);
-	return vfd_in_space(fd) ? close_virtual(fd) : vfd_real_close(fd);
+	return vfd_in_space(fd) ? close_virtual(fd) : close_real(fd);
 }
 
 __attribute__((noinline)) int ufd_close(int fd)
@@ -1181,7 +1196,7 @@ __attribute__((noinline)) int ufd_close(int fd)
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
-		int r = REPORTING() ? close_reported(fd) : vfd_real_close(fd);
+		int r = REPORTING() ? close_reported(fd) : close_real(fd);
 
 		/* A raw close, which close_random below does not see. */
 		if (__builtin_expect(ufd_settings.mode_random, 0) && r != -EBADF)

@@ -1007,7 +1007,7 @@ int vfd_real_closing(int fd)
 	return 0;
 }
 
-int vfd_real_close(int fd)
+int vfd_real_close(int fd, int (*close_fn)(int))
 {
 	/* A close of a number the application does not have (its bug:
 	 * EBADF) must not close a backing descriptor being made there: the
@@ -1020,7 +1020,7 @@ int vfd_real_close(int fd)
 	int blocked = block_makers() == 0 || block_makers_now() == 0;
 	int r = vfd_real_closing(fd);
 
-	r = r < 0 ? r : ufd_sys_close(fd);
+	r = r < 0 ? r : close_fn ? close_fn(fd) : ufd_sys_close(fd);
 	if (blocked)
 		unblock_makers();
 	return r;

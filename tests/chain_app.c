@@ -2,14 +2,18 @@
 /*
  * chain_app.c - chain_preload.sh's program: makes descriptors in the ways
  * count_preload.c counts (open, openat, dup, dup2 onto a free number,
- * dup3, F_DUPFD, socket, pipe) and closes every one.  Exit 1 if a call
- * fails.
+ * dup3, F_DUPFD, socket, pipe) and closes every one.  The first is marked
+ * close-on-fork (FD_CLOFORK: ufd's, which the kernel ignores), which has
+ * ufd's close, not libc's, close it and every real descriptor after it.
+ * Exit 1 if a call fails.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "ufd.h"
 
 int main(void)
 {
@@ -20,6 +24,10 @@ int main(void)
 	fds[n++] = dup(fds[0]);
 	fds[n++] = dup2(fds[1], 200);
 	fds[n++] = dup3(fds[0], 201, O_CLOEXEC);
+	/* After the dup2 and dup3: onto a number past a mark, ufd makes
+	 * them with its own dup3, inside its table lock (ufd(7)). */
+	if (fcntl(fds[0], F_SETFD, FD_CLOFORK) != 0)
+		bad = 1;
 	fds[n++] = fcntl(fds[1], F_DUPFD, 10);
 	fds[n++] = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (pipe(p) == 0) {
