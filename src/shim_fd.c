@@ -1261,6 +1261,29 @@ static int closed_range(int r, unsigned first, unsigned last, unsigned flags)
 }
 
 /*
+ * close_range's work when a preload follows ufd (ufd_close_chained): the
+ * virtual descriptors in [first, last] closed one by one through
+ * close_virtual, so that the preload sees their backing descriptors
+ * closed; then a range that holds nothing of ufd's (below vfd_guard_from)
+ * goes to the preload's close_range, and any other to vfd_close_range,
+ * whose closes of real descriptors stay ufd's own.  Not with flags that
+ * close nothing (CLOSE_RANGE_CLOEXEC) or another table
+ * (CLOSE_RANGE_UNSHARE), or that the kernel refuses.  Returns 0 or
+ * -errno.
+ */
+static int close_range_chained(unsigned first, unsigned last, unsigned flags)
+{
+	if (flags == 0 && first <= last) {
+		for (int v = vfd_next_listed(first > FD_UNSEQ_BASE ? (int)first - 1 : -1);
+		     v >= 0 && (unsigned)v <= last; v = vfd_next_listed(v))
+			close_virtual(v);
+		if (!vfd_guarded(last < INT_MAX ? (int)last : INT_MAX))
+			return UFD_REAL(close_range)(first, last, 0) < 0 ? -errno : 0;
+	}
+	return vfd_close_range(first, last, flags);
+}
+
+/*
  * The sanitizer: close_range or closefrom (call) over [first, last]
  * spans ufd's backing descriptors and libraries' hidden ones (which it
  * leaves alone: reported), and closes the program's (recorded).
@@ -1292,6 +1315,9 @@ UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 {
 	if (ufd_settings.report)
 		close_range_report(first, last, (unsigned)flags, UFD_CALL_close_range);
+	if (__builtin_expect(ufd_close_chained, 0))
+		return ufd_ret(closed_range(close_range_chained(first, last, (unsigned)flags),
+					    first, last, (unsigned)flags));
 	return ufd_ret(closed_range(vfd_close_range(first, last, (unsigned)flags),
 				    first, last, (unsigned)flags));
 }
@@ -1309,7 +1335,9 @@ UFD_PUBLIC void closefrom(int lowfd)
 
 	if (ufd_settings.report)
 		close_range_report(first, ~0U, 0, UFD_CALL_closefrom);
-	r = closed_range(vfd_close_range(first, ~0U, 0), first, ~0U, 0);
+	r = closed_range(ufd_close_chained ? close_range_chained(first, ~0U, 0)
+					   : vfd_close_range(first, ~0U, 0),
+			 first, ~0U, 0);
 
 	if (r < 0) {
 		static const char msg[] = "ufd: closefrom: close_range failed\n";

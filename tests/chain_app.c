@@ -5,19 +5,40 @@
  * dup3, F_DUPFD, socket, pipe) and closes every one.  The first is marked
  * close-on-fork (FD_CLOFORK: ufd's, which the kernel ignores), which has
  * ufd's close, not libc's, close it and every real descriptor after it.
- * Exit 1 if a call fails.
+ * With an argument, close_range instead (ranges()).  Exit 1 if a call
+ * fails.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "ufd.h"
 
-int main(void)
+/* "range": descriptors closed with close_range: a virtual one under
+ * UFD_MODE=all alone in its range, and two real ones at numbers of the
+ * program's choice (dup2 targets stay real in every mode). */
+static int ranges(void)
+{
+	int a = open("/dev/null", O_RDONLY), b = open("/dev/zero", O_RDONLY);
+
+	if (a < 0 || b < 0 || dup2(a, 300) != 300 || dup2(b, 301) != 301 ||
+	    close_range((unsigned)a, (unsigned)a, 0) != 0 || close(b) != 0 ||
+	    close_range(300, 301, 0) != 0) {
+		perror("range");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	int fds[9], p[2], n = 0, bad = 0;
+
+	if (argc > 1)
+		return ranges();
 
 	fds[n++] = open("/dev/null", O_RDONLY);
 	fds[n++] = openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
