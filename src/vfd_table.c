@@ -1160,7 +1160,7 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 		if (r != 0)
 			break; /* the kernel refused the limit: nothing moves */
 		if (!(v & VFD_BUSY) || !placement_misplaced(b) ||
-		    (keep_regular && ufd_sys_maybe_regular(b)))
+		    (keep_regular ? ufd_sys_maybe_regular(b) : ufd_sys_file_locked(b)))
 			continue;
 		/* Moved, the old number is nobody's: closed under the lock, so
 		 * that no new backing descriptor can be made there first. */

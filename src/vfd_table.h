@@ -424,7 +424,8 @@ uint32_t vfd_real_get_flags(int fd);
  * up into the top region below it), where there is a free number higher
  * than its own.  With keep_regular, regular files stay where they are:
  * moving one closes a descriptor of the file, which drops the process's
- * POSIX record locks on it.  Returns 0 or -errno (the kernel's; EBUSY
+ * POSIX record locks on it; without, files the kernel shows locked
+ * (ufd_sys_file_locked: locks ufd did not see taken).  Returns 0 or -errno (the kernel's; EBUSY
  * from a signal handler that interrupted a change to the table, or the
  * making or closing of a virtual descriptor).
  */

@@ -19,6 +19,13 @@
  * still see the lock (F_GETLK from another process: a process never
  * sees its own locks there).
  *
+ *   rlimit    the file opened (virtual in the default mode and under
+ *             UFD_MODE=all: its backing descriptor past the soft limit,
+ *             1024), then locked as in raw, then the soft limit raised
+ *             over the backing descriptor, which moves out of the
+ *             application's way: the lock must survive that (found by
+ *             the fuzzer's OP_LOCK, seed 220).
+ *
  * This program is neither linked against ufd nor preloaded: for each case
  * it runs itself ("case CASE MODE") bare, and under LD_PRELOAD (from
  * UFD_TEST_PRELOAD) in the default mode (the opens ask for O_UNSEQFD),
@@ -32,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,7 +47,7 @@
 #include "ufd.h"
 #include "../src/sys.h"
 
-static const char *const cases[] = { "exec", "lckpwdf", "syscall", "raw" };
+static const char *const cases[] = { "exec", "lckpwdf", "syscall", "raw", "rlimit" };
 static const char *const modes[] = { "bare", "default", "random", "all" };
 #define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 
@@ -94,6 +102,40 @@ static int reopen_and_check(const char *path, const char *mode)
 	return 0;
 }
 
+/* The rlimit case, fd the raw descriptor: exit status as
+ * reopen_and_check's. */
+static int raise_over(const char *path, int fd, const char *mode)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct rlimit rl;
+	int v;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_max < 4096) {
+		fprintf(stderr, "rlimit: the hard limit is under 4096\n");
+		return 2;
+	}
+	rl.rlim_cur = 1024;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		perror("setrlimit");
+		return 2;
+	}
+	v = open(path, O_RDONLY | (strcmp(mode, "default") ? 0 : O_UNSEQFD));
+	if (v < 0 || ufd_sys6(SYS_fcntl, fd, F_SETLK, (long)&fl, 0, 0, 0) != 0) {
+		fprintf(stderr, "rlimit: open or F_SETLK failed\n");
+		return 2;
+	}
+	rl.rlim_cur = 4096;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		perror("setrlimit");
+		return 2;
+	}
+	if (seen_from_child(path) != 1) {
+		fprintf(stderr, "the lock is gone after the limit went over %d\n", v);
+		return 1;
+	}
+	return 0;
+}
+
 /* One case in this process: take the lock, open again, check. */
 static int run_case(const char *what, const char *mode, const char *path)
 {
@@ -111,9 +153,9 @@ static int run_case(const char *what, const char *mode, const char *path)
 		ulckpwdf();
 		return r;
 	}
-	/* The raw case makes its descriptor raw too: under UFD_MODE=all a
+	/* The raw and rlimit cases make their descriptor raw too: under UFD_MODE=all a
 	 * number from open() is virtual, which the kernel does not know. */
-	fd = strcmp(what, "raw") ? open(path, O_RDWR)
+	fd = strcmp(what, "raw") && strcmp(what, "rlimit") ? open(path, O_RDWR)
 				 : (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path,
 						 O_RDWR, 0, 0, 0);
 	if (fd < 0) {
@@ -132,6 +174,8 @@ static int run_case(const char *what, const char *mode, const char *path)
 		perror("execv");
 		return 2;
 	}
+	if (!strcmp(what, "rlimit"))
+		return raise_over(path, fd, mode);
 	if ((!strcmp(what, "syscall") ? syscall(SYS_fcntl, fd, F_SETLK, &fl)
 				       : ufd_sys6(SYS_fcntl, fd, F_SETLK, (long)&fl,
 						  0, 0, 0)) != 0) {
