@@ -21,7 +21,7 @@
  * closes the kernel's first number for it; and any close drops the
  * process's POSIX record locks (fcntl F_SETLK) on the file, even those it
  * took through another descriptor.  So a descriptor whose file the kernel
- * shows locked by this process (newfd_file_locked, then /proc/locks if
+ * shows locked by this process (ufd_sys_file_locked, then /proc/locks if
  * that is not clear) is adopted as the backing descriptor where it is,
  * not duplicated and closed.  Once the process is known to take locks
  * (the fcntl and lockf wrappers, or such a find), every regular file is
@@ -84,7 +84,7 @@ static int lock_line_matches(const char *line, void *ctx)
 }
 
 /* Does this process hold a POSIX record lock on fd's file?  The kernel's
- * answer to newfd_file_locked's question first: no lock, or one of this
+ * answer to ufd_sys_file_locked's question first: no lock, or one of this
  * process; else (another process's lock, an OFD lock, which may hide one
  * of this process's) /proc/locks.  Raw calls only: this runs inside
  * open(). */
@@ -125,7 +125,7 @@ int newfd_lock_found(int fd)
  * Must real_fd, just made, be adopted as its backing descriptor where it
  * is, because closing it would drop the process's record locks?  For a
  * process known to take locks, or a file the kernel shows locked
- * (newfd_file_locked).  Out of line: virtual_or_open's common case needs
+ * (ufd_sys_file_locked).  Out of line: virtual_or_open's common case needs
  * no frame for the file's stat.
  */
 static __attribute__((noinline, cold)) int must_adopt(int real_fd)
@@ -164,7 +164,7 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 {
 	int vfd;
 
-	if (__builtin_expect(newfd_posix_locks_taken() || newfd_file_locked(real_fd), 0) &&
+	if (__builtin_expect(newfd_posix_locks_taken() || ufd_sys_file_locked(real_fd), 0) &&
 	    must_adopt(real_fd))
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
 	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);

@@ -106,16 +106,8 @@ static inline int newfd_movable(int r)
 	return (unsigned)r < __atomic_load_n(&placement_move_guard, __ATOMIC_RELAXED);
 }
 
-/* Does the kernel show a record lock on fd's file that fd's open file
- * description does not own (ufd_sys_file_locked)?  Async-signal-safe,
- * lock-free. */
-static inline int newfd_file_locked(int fd)
-{
-	return ufd_sys_file_locked(fd);
-}
-
 /*
- * newfd_file_locked(fd) said yes, the process has not taken a lock ufd
+ * ufd_sys_file_locked(fd) said yes, the process has not taken a lock ufd
  * saw: does it hold one on fd's file?  If so, from now on it is known to
  * take locks (newfd_note_posix_lock).  Returns 1 or 0.  Async-signal-safe,
  * lock-free.
@@ -123,11 +115,11 @@ static inline int newfd_file_locked(int fd)
 int newfd_lock_found(int fd);
 
 /* Does the process hold a POSIX record lock on fd's file that it took
- * where ufd did not see it (newfd_file_locked, newfd_lock_found)?  For a
+ * where ufd did not see it (ufd_sys_file_locked, newfd_lock_found)?  For a
  * process not yet known to take locks.  1 or 0.  Async-signal-safe. */
 static inline int newfd_unseen_lock(int fd)
 {
-	return __builtin_expect(newfd_file_locked(fd), 0) && newfd_lock_found(fd);
+	return __builtin_expect(ufd_sys_file_locked(fd), 0) && newfd_lock_found(fd);
 }
 
 /* newfd_move_virtual's way for a file the kernel shows locked: fd adopted
@@ -138,16 +130,15 @@ int newfd_move_locked(int fd, unsigned flags);
 
 /* That inline path, for fd newfd_movable: a virtual descriptor made at
  * random with VFD_* flags, or -errno; fd closed either way, unless the
- * process holds record locks on its file (newfd_file_locked): then it may
+ * process holds record locks on its file (ufd_sys_file_locked): then it may
  * stay, as the backing descriptor. */
 static inline int newfd_move_virtual(int fd, unsigned flags)
 {
 	int vfd;
 
-	if (__builtin_expect(newfd_file_locked(fd), 0))
+	if (__builtin_expect(ufd_sys_file_locked(fd), 0))
 		return newfd_move_locked(fd, flags);
 	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
-
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);
 	return vfd;
