@@ -1138,6 +1138,12 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- close ---- */
 
+/* The close after ufd's (a preload's, ufd_close_chained): 0 or -errno. */
+static int close_next(int fd)
+{
+	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
+}
+
 /*
  * Close virtual descriptor fd, open or not, for the application.  When
  * another preload follows ufd (ufd_close_chained), it saw the backing
@@ -1147,12 +1153,6 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
  * runs outside the table lock, as fclose's of a forgotten descriptor
  * does (vfd_forget).  Returns 0 or -errno.
  */
-/* The close after ufd's (a preload's, ufd_close_chained): 0 or -errno. */
-static int close_next(int fd)
-{
-	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
-}
-
 static int close_virtual(int fd)
 {
 	int backing;
@@ -1274,7 +1274,9 @@ static int closed_range(int r, unsigned first, unsigned last, unsigned flags)
 static int close_range_chained(unsigned first, unsigned last, unsigned flags)
 {
 	if (flags == 0 && first <= last) {
-		for (int v = vfd_next_listed(first > FD_UNSEQ_BASE ? (int)first - 1 : -1);
+		for (int v = first < FD_UNSEQ_LIMIT
+				     ? vfd_next_listed(first > FD_UNSEQ_BASE ? (int)first - 1 : -1)
+				     : -1;
 		     v >= 0 && (unsigned)v <= last; v = vfd_next_listed(v))
 			close_virtual(v);
 		if (!vfd_guarded(last < INT_MAX ? (int)last : INT_MAX))
