@@ -172,7 +172,7 @@ static inline int ufd_sys_file_locked(int fd)
 {
 	struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 
-	return ufd_sys6(SYS_fcntl, fd, F_OFD_GETLK, (long)&probe, 0, 0, 0) == 0 &&
+	return ufd_sys3(SYS_fcntl, fd, F_OFD_GETLK, (long)&probe) == 0 &&
 	       probe.l_type != F_UNLCK;
 }
 
