@@ -20,10 +20,12 @@
  * Making a new descriptor virtual duplicates it into the backing area and
  * closes the kernel's first number for it; and any close drops the
  * process's POSIX record locks (fcntl F_SETLK) on the file, even those it
- * took through another descriptor.  So once the application has taken
- * such a lock, a regular file is checked first (in /proc/locks): if the
- * process holds a lock on it, its descriptor is adopted as the backing
- * descriptor where it is, not duplicated and closed.
+ * took through another descriptor.  So a descriptor whose file the kernel
+ * shows locked by this process (ufd_sys_file_locked, then /proc/locks if
+ * that is not clear) is adopted as the backing descriptor where it is,
+ * not duplicated and closed.  Once the process is known to take locks
+ * (the fcntl and lockf wrappers, or such a find), every regular file is
+ * checked.
  */
 int newfd_posix_locks;
 
@@ -81,32 +83,50 @@ static int lock_line_matches(const char *line, void *ctx)
 	return n == strlen(q->id) && !strncmp(w, q->id, n);
 }
 
-/* Does this process hold a POSIX record lock on fd's file?  Raw calls
- * only: this runs inside open(). */
+/* Does this process hold a POSIX record lock on fd's file?  The kernel's
+ * answer to ufd_sys_file_locked's question first: no lock, or one of this
+ * process; else (another process's lock, an OFD lock, which may hide one
+ * of this process's) /proc/locks.  Raw calls only: this runs inside
+ * open(). */
 static int holds_posix_lock(int fd)
 {
+	struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	struct lock_query q;
 	struct stat st;
 	int found;
 
+	q.pid = (unsigned long)ufd_sys_getpid();
+	if (ufd_sys_fcntl(fd, F_OFD_GETLK, (long)&probe) == 0 &&
+	    (probe.l_type == F_UNLCK || (unsigned long)probe.l_pid == q.pid))
+		return probe.l_type != F_UNLCK;
 	if (ufd_sys_fstat(fd, &st) < 0)
 		return 1; /* cannot tell: keep the locks safe */
 	if (!S_ISREG(st.st_mode))
 		return 0;
-	q.pid = (unsigned long)ufd_sys_getpid();
 	snprintf(q.id, sizeof(q.id), "%02x:%02x:%lu", major(st.st_dev),
 		 minor(st.st_dev), (unsigned long)st.st_ino);
 	found = ufd_proc_lines("/proc/locks", lock_line_matches, &q);
 	return found != 0; /* cannot read it (< 0): keep the locks safe */
 }
 
+int newfd_lock_found(int fd)
+{
+	if (!holds_posix_lock(fd))
+		return 0;
+	newfd_note_posix_lock();
+	UFD_LOG("%d: the process holds record locks on its file, taken where "
+		"ufd did not see: now known to take locks", fd);
+	return 1;
+}
+
 /* ---- making a new descriptor virtual ---- */
 
 /*
- * Once the process has taken record locks: must real_fd, just made, be
- * adopted as its backing descriptor where it is, because closing it would
- * drop them?  Out of line: virtual_or_open's common case needs no frame
- * for the file's stat.
+ * Must real_fd, just made, be adopted as its backing descriptor where it
+ * is, because closing it would drop the process's record locks?  For a
+ * process known to take locks, or a file the kernel shows locked
+ * (ufd_sys_file_locked).  Out of line: virtual_or_open's common case needs
+ * no frame for the file's stat.
  */
 static __attribute__((noinline, cold)) int must_adopt(int real_fd)
 {
@@ -116,11 +136,18 @@ static __attribute__((noinline, cold)) int must_adopt(int real_fd)
 	 * application sees no real number anyway, every regular file is
 	 * adopted once locks are in use: checking /proc/locks and closing
 	 * after would leave a window for another thread's new lock on the
-	 * file to be dropped.
+	 * file to be dropped.  Before (no lock that ufd saw taken), this
+	 * file's locks decide.
 	 */
-	if (real_fd <= 2 || !(ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
-						     : holds_posix_lock(real_fd)))
+	if (real_fd <= 2)
 		return 0;
+	if (!newfd_posix_locks_taken()) {
+		if (!newfd_lock_found(real_fd))
+			return 0;
+	} else if (!(ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
+					   : holds_posix_lock(real_fd))) {
+		return 0;
+	}
 	UFD_LOG("%d: the process holds record locks on its file: "
 		"adopted, not closed", real_fd);
 	return 1;
@@ -137,7 +164,8 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 {
 	int vfd;
 
-	if (__builtin_expect(newfd_posix_locks_taken(), 0) && must_adopt(real_fd))
+	if (__builtin_expect(newfd_posix_locks_taken() || ufd_sys_file_locked(real_fd), 0) &&
+	    must_adopt(real_fd))
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
 	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
 	if (vfd >= 0) {
@@ -151,15 +179,20 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 	return vfd;
 }
 
-int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call)
+int newfd_move_locked(int fd, unsigned flags)
 {
 	int vfd = virtual_or_open(fd, flags);
 
-	if (vfd < 0) {
+	if (vfd < 0)
 		ufd_sys_close(fd);
-		return vfd;
-	}
-	if (__builtin_expect(ufd_settings.report != NULL, 0))
+	return vfd;
+}
+
+int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call)
+{
+	int vfd = newfd_move_locked(fd, flags);
+
+	if (vfd >= 0 && __builtin_expect(ufd_settings.report != NULL, 0))
 		return newfd_recorded(vfd, call);
 	return vfd;
 }

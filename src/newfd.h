@@ -106,12 +106,39 @@ static inline int newfd_movable(int r)
 	return (unsigned)r < __atomic_load_n(&placement_move_guard, __ATOMIC_RELAXED);
 }
 
+/*
+ * ufd_sys_file_locked(fd) said yes, the process has not taken a lock ufd
+ * saw: does it hold one on fd's file?  If so, from now on it is known to
+ * take locks (newfd_note_posix_lock).  Returns 1 or 0.  Async-signal-safe,
+ * lock-free.
+ */
+int newfd_lock_found(int fd);
+
+/* Does the process hold a POSIX record lock on fd's file that it took
+ * where ufd did not see it (ufd_sys_file_locked, newfd_lock_found)?  For a
+ * process not yet known to take locks.  1 or 0.  Async-signal-safe. */
+static inline int newfd_unseen_lock(int fd)
+{
+	return __builtin_expect(ufd_sys_file_locked(fd), 0) && newfd_lock_found(fd);
+}
+
+/* newfd_move_virtual's way for a file the kernel shows locked: fd adopted
+ * if closing it would drop the process's locks, else moved; a virtual
+ * descriptor or -errno, fd closed on failure.  Not recorded (no
+ * UFD_REPORT on the inline path). */
+int newfd_move_locked(int fd, unsigned flags);
+
 /* That inline path, for fd newfd_movable: a virtual descriptor made at
- * random with VFD_* flags, or -errno; fd closed either way. */
+ * random with VFD_* flags, or -errno; fd closed either way, unless the
+ * process holds record locks on its file (ufd_sys_file_locked): then it may
+ * stay, as the backing descriptor. */
 static inline int newfd_move_virtual(int fd, unsigned flags)
 {
-	int vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
+	int vfd;
 
+	if (__builtin_expect(ufd_sys_file_locked(fd), 0))
+		return newfd_move_locked(fd, flags);
+	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);
 	return vfd;
@@ -213,8 +240,9 @@ static inline int newfd_finish_flagged(int fd, int virt, unsigned vflags,
 	return newfd_finish_flagged_from(fd, virt, vflags, added, call, 3);
 }
 
-/* The process takes a POSIX record lock (fcntl F_SETLK, lockf): from now
- * on new descriptors of regular files are checked before they move. */
+/* The process takes a POSIX record lock (fcntl F_SETLK, lockf, or one
+ * newfd_lock_found found): from now on new descriptors of regular files
+ * are checked before they move. */
 void newfd_note_posix_lock(void);
 
 

@@ -316,6 +316,11 @@ extern const char *ufd_self_name;
  * ufd_shim_init): a virtual descriptor would be unusable. */
 extern int ufd_interposed;
 
+/* 1 if the close after ufd's is not libc's but another preload's, listed
+ * after ufd (ufd_shim_init): it saw the backing descriptors made (the
+ * calls ufd makes through it), so it must see them closed. */
+extern int ufd_close_chained;
+
 /*
  * The caller's memory.  A program under ufd must never die where the
  * kernel would have answered EFAULT, so the shim reads what the caller

@@ -353,6 +353,17 @@ EARLY int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
 	return find(s, name, len, h, addr);
 }
 
+EARLY int ufd_symbols_object_of(const struct ufd_symbols *s, const void *addr)
+{
+	int best = -1;
+
+	for (int k = 0; k < s->n; k++)
+		if (s->obj[k].base <= (uintptr_t)addr &&
+		    (best < 0 || s->obj[k].base > s->obj[best].base))
+			best = k;
+	return best;
+}
+
 EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 				     const char *stub_lo, const char *stub_hi,
 				     const unsigned char *skip,

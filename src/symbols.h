@@ -102,6 +102,11 @@ void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 			       const unsigned char *skip,
 			       void (*fallback)(enum ufd_call call, int r));
 
+/* The index in s of the object that holds address addr (one
+ * ufd_symbols_find gave), or -1: the object loaded highest at or below
+ * it, since objects do not overlap. */
+int ufd_symbols_object_of(const struct ufd_symbols *s, const void *addr);
+
 /* The GNU hash of name, computed (for names that are no literal). */
 uint32_t ufd_symbols_hash(const char *name);
 

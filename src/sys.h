@@ -14,6 +14,7 @@
 #define UFD_SYS_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -150,6 +151,29 @@ static inline int ufd_sys_maybe_regular(int fd)
 	struct stat st;
 
 	return ufd_sys_fstat(fd, &st) < 0 || S_ISREG(st.st_mode);
+}
+
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36 /* Linux 3.15; <fcntl.h> names it under _GNU_SOURCE */
+#endif
+
+/*
+ * Does the kernel show a record lock on fd's file that fd's open file
+ * description does not own: a POSIX lock of any process, this one's
+ * included, or another description's OFD lock?  One F_OFD_GETLK for a
+ * write lock over the whole file: an OFD request conflicts with every
+ * POSIX lock, since those belong to a process and it to the description
+ * (F_GETLK would not: a process never conflicts with its own locks).  So
+ * the process learns of locks it took where ufd did not see them: before
+ * an exec, through glibc's own fcntl (lckpwdf), with a raw system call.
+ * 0 where the kernel refuses (O_PATH, whose close drops no lock).
+ */
+static inline int ufd_sys_file_locked(int fd)
+{
+	struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+	return ufd_sys3(SYS_fcntl, fd, F_OFD_GETLK, (long)&probe) == 0 &&
+	       probe.l_type != F_UNLCK;
 }
 
 static inline int ufd_sys_is_error(long ret)

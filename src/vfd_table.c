@@ -1048,7 +1048,7 @@ int vfd_real_closing(int fd)
 	return 0;
 }
 
-int vfd_real_close(int fd)
+int vfd_real_close(int fd, int (*close_fn)(int))
 {
 	/* A close of a number the application does not have (its bug:
 	 * EBADF) must not close a backing descriptor being made there: the
@@ -1061,7 +1061,7 @@ int vfd_real_close(int fd)
 	int blocked = block_makers() == 0 || block_makers_now() == 0;
 	int r = vfd_real_closing(fd);
 
-	r = r < 0 ? r : ufd_sys_close(fd);
+	r = r < 0 ? r : close_fn ? close_fn(fd) : ufd_sys_close(fd);
 	if (blocked)
 		unblock_makers();
 	return r;
@@ -1220,7 +1220,7 @@ int vfd_set_nofile(const struct rlimit *new_rl, struct rlimit *old_rl,
 		if (r != 0)
 			break; /* the kernel refused the limit: nothing moves */
 		if (!(v & VFD_BUSY) || !placement_misplaced(b) ||
-		    (keep_regular && ufd_sys_maybe_regular(b)))
+		    (keep_regular ? ufd_sys_maybe_regular(b) : ufd_sys_file_locked(b)))
 			continue;
 		/* Moved, the old number is nobody's: closed under the lock, so
 		 * that no new backing descriptor can be made there first. */

@@ -385,9 +385,11 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * dropped and 0 returned.
  *
  * vfd_real_close: the application's close(fd): vfd_real_closing's check,
- * then the kernel's close, while no backing descriptor is being made or
- * closed outside the table lock (vfd_table.c, "backing descriptors made
- * and closed outside the lock"), which it waits for, taking no lock.
+ * then the kernel's close (close_fn's, 0 or -errno, if not NULL: a
+ * preload's after ufd, which saw fd made), while no backing descriptor is
+ * being made or closed outside the table lock (vfd_table.c, "backing
+ * descriptors made and closed outside the lock"), which it waits for,
+ * taking no lock.
  *
  * vfd_real_dup: the application's dup3(oldfd, fd, kflags) (dup2 is kflags
  * 0), oldfd != fd, oldfd virtual or real: made here, with the table
@@ -410,7 +412,7 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * has no such flag.
  */
 int vfd_real_closing(int fd);
-int vfd_real_close(int fd);
+int vfd_real_close(int fd, int (*close_fn)(int));
 int vfd_real_dup(int oldfd, int fd, int kflags, uint32_t mark);
 int vfd_real_set_flags(int fd, uint32_t flags);
 uint32_t vfd_real_get_flags(int fd);
@@ -422,7 +424,8 @@ uint32_t vfd_real_get_flags(int fd);
  * up into the top region below it), where there is a free number higher
  * than its own.  With keep_regular, regular files stay where they are:
  * moving one closes a descriptor of the file, which drops the process's
- * POSIX record locks on it.  Returns 0 or -errno (the kernel's; EBUSY
+ * POSIX record locks on it; without, files the kernel shows locked
+ * (ufd_sys_file_locked: locks ufd did not see taken).  Returns 0 or -errno (the kernel's; EBUSY
  * from a signal handler that interrupted a change to the table, or the
  * making or closing of a virtual descriptor).
  */

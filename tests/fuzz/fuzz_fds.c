@@ -47,6 +47,8 @@
 #include <unistd.h>
 
 #include "ufd.h"
+/* Raw system calls, past ufd (OP_LOCK). */
+#include "../../src/sys.h"
 
 /* ASan's readlink interceptor takes strlen of the path before the call:
  * with an unreadable path the sanitizer itself dies, in every run (it is
@@ -118,14 +120,14 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, OP_RAWCLONE, NOPKIND
+	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, OP_RAWCLONE, OP_LOCK, NOPKIND
 };
 
 /* Families, for --without. */
 enum family {
 	FAM_BASIC = 1, FAM_VIRTUAL = 2, FAM_BACKING = 4, FAM_RLIMIT = 8,
 	FAM_FORK = 16, FAM_EXEC = 32, FAM_CLOSERANGE = 64, FAM_HOSTILE = 128,
-	FAM_IO = 256, FAM_BADPTR = 512,
+	FAM_IO = 256, FAM_BADPTR = 512, FAM_LOCKS = 1024,
 	/* not a family of ops but a way to run them (--signals): off unless
 	 * asked, and not in families[] (it changes no list) */
 	FAM_SIGNALS = 1 << 20,
@@ -135,7 +137,7 @@ static const struct { const char *name; unsigned bit; } families[] = {
 	{ "backing", FAM_BACKING }, { "rlimit", FAM_RLIMIT },
 	{ "fork", FAM_FORK }, { "exec", FAM_EXEC },
 	{ "closerange", FAM_CLOSERANGE }, { "hostile", FAM_HOSTILE },
-	{ "io", FAM_IO }, { "badptr", FAM_BADPTR },
+	{ "io", FAM_IO }, { "badptr", FAM_BADPTR }, { "locks", FAM_LOCKS },
 };
 
 /* dup2 targets and F_DUPFD starting points. */
@@ -430,6 +432,13 @@ static void op_print(FILE *f, const struct op *o)
 	case OP_BADPTR:
 		badptr_print(f, o, a, b);
 		break;
+	case OP_LOCK:
+		if (o->a)
+			fprintf(f, "child: F_GETLK on f0-f%d;", NFILES - 1);
+		else
+			fprintf(f, "raw fcntl(<kernel number of %s>, F_SETLK, "
+				"whole file, F_RDLCK if only readable else F_WRLCK);", a);
+		break;
 	case OP_REOPEN:
 		fprintf(f, "%s = open(\"%s<number of %s>\", O_RDONLY%s);", r0,
 			o->a ? "/proc/self/fd/" : "/dev/fd/", a, o->c ? "|O_CLOEXEC" : "");
@@ -556,6 +565,7 @@ static const struct weight weights[] = {
 	{ OP_BADPTR, FAM_BADPTR, 4 },
 	{ OP_PASS, FAM_BASIC, 3 }, { OP_REOPEN, FAM_BASIC, 3 },
 	{ OP_RAWCLONE, FAM_EXEC, 1 },
+	{ OP_LOCK, FAM_LOCKS, 3 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -693,6 +703,10 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 		 * program's own system call instruction (a 1) */
 		o->a = rn(2);
 		break;
+	case OP_LOCK:
+		/* a: 0 take a lock on h1's file, 1 look at the files' locks */
+		o->a = rn(2);
+		break;
 	case OP_REOPEN:
 		/* through /dev/fd (a 0) or /proc/self/fd (a 1), O_CLOEXEC if c */
 		o->a = rn(2);
@@ -796,6 +810,7 @@ static struct run {
 	int in_fork_child;	/* violations go to forkpage */
 	char *bad;		/* the first byte of a PROT_NONE page; the page
 				 * before it is readable and writable */
+	int locks_taken;	/* an OP_LOCK took a lock */
 } R;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -1159,8 +1174,12 @@ static void check_closed(int backing)
 				  R.h[i].num, b);
 		/* Where the hard limit leaves room for them all, above the
 		 * application's limit (README "Where backing descriptors
-		 * live"). */
-		if (b < R.soft && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		 * live"); but once the process has taken record locks, a
+		 * regular file's descriptor (a memfd's too) stays where the
+		 * kernel made it (ufd(7), POSIX record locks), and a dup2
+		 * onto its virtual descriptor replaces it there. */
+		if (b < R.soft && !R.locks_taken &&
+		    getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 		    rl.rlim_max >= 2 * (rlim_t)R.soft)
 			violation("backing %d is below the soft limit %d", b, R.soft);
 		if (fstat(b, &st) == 0 || errno != EBADF)
@@ -2371,6 +2390,67 @@ static void op_rawclone(const struct op *o)
 	logf_("clone: child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+/*
+ * OP_LOCK: record locks that ufd does not see taken.  a 0: a POSIX lock
+ * over h1's whole file, taken with the raw system call on the kernel's
+ * number (h1's, or its backing descriptor's), as a program past libc
+ * would; a 1: which of the files a child process sees locked (F_GETLK:
+ * a process never sees its own).  Any close of a descriptor of a file by
+ * the process drops its locks on it, so ufd's moves (a copy, then the
+ * kernel's first number closed) must leave a locked file's descriptors
+ * alone: the bare run says which locks the later checks must see.
+ */
+static void op_lock(const struct op *o)
+{
+	struct object *ob;
+	struct flock fl = { .l_whence = SEEK_SET };
+	int kfd, status, mask = 0;
+	long r;
+	pid_t pid;
+
+	if (!o->a) {
+		ob = &R.obj[R.h[o->h1].obj];
+		if (ob->kind != K_FILE) {
+			logf_("lock: not a file\n");
+			return;
+		}
+		kfd = R.h[o->h1].num;
+		if (R.ufd && R.backing_fd(kfd) >= 0)
+			kfd = R.backing_fd(kfd);
+		fl.l_type = ob->accmode == O_RDONLY ? F_RDLCK : F_WRLCK;
+		r = ufd_sys6(SYS_fcntl, kfd, F_SETLK, (long)&fl, 0, 0, 0);
+		R.locks_taken |= r == 0;
+		logf_("lock -> %s\n", res(r < 0 ? -1 : 0, r < 0 ? (int)-r : 0));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < NFILES; i++) {
+			struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+			char path[8];
+			int fd;
+
+			snprintf(path, sizeof path, "f%d", i);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0 || fcntl(fd, F_GETLK, &probe) != 0)
+				_exit(255);
+			mask |= (probe.l_type != F_UNLCK) << i;
+		}
+		_exit(mask);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255) {
+		violation("the lock check's child failed");
+		return;
+	}
+	mask = WEXITSTATUS(status);
+	logf_("locked:");
+	for (int i = 0; i < NFILES; i++)
+		if (mask & (1 << i))
+			logf_(" f%d", i);
+	logf_("\n");
+}
+
 static void run_op(const struct op *o)
 {
 	/* an op on a handle that is gone is skipped, the same way in every
@@ -2379,6 +2459,7 @@ static void run_op(const struct op *o)
 		      o->kind != OP_FORK && o->kind != OP_EXEC &&
 		      o->kind != OP_SPAWN && o->kind != OP_RLIMIT &&
 		      o->kind != OP_BADPTR && o->kind != OP_RAWCLONE &&
+		      !(o->kind == OP_LOCK && o->a) &&
 		      !(o->kind == OP_CLOSE_RANGE && o->a != R_ONE &&
 			o->a != R_INVERTED && o->a != R_BACKING);
 	int creates = o->kind <= OP_FDUPFD || o->kind == OP_NONSEQ || o->kind == OP_PASS ||
@@ -2417,6 +2498,7 @@ static void run_op(const struct op *o)
 	case OP_PASS: op_pass(o); break;
 	case OP_REOPEN: op_reopen(o); break;
 	case OP_RAWCLONE: op_rawclone(o); break;
+	case OP_LOCK: op_lock(o); break;
 	}
 }
 
