@@ -1138,43 +1138,6 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- close ---- */
 
-/* The close after ufd's (a preload's, ufd_close_chained): 0 or -errno. */
-static int close_next(int fd)
-{
-	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
-}
-
-/*
- * Close virtual descriptor fd, open or not, for the application.  When
- * another preload follows ufd (ufd_close_chained), it saw the backing
- * descriptor made, through the calls ufd made through it (open, dup), and
- * its close closes it: a descriptor-tracking library (torsocks,
- * proxychains, a tracer) keeps no stale state for the number.  Its close
- * runs outside the table lock, as fclose's of a forgotten descriptor
- * does (vfd_forget).  Returns 0 or -errno.
- */
-static int close_virtual(int fd)
-{
-	int backing;
-
-	if (__builtin_expect(!ufd_close_chained, 1))
-		return vfd_close_in_space(fd);
-	backing = vfd_forget(fd);
-	if (backing < 0)
-		return backing;
-	placement_backing_closed(backing);
-	return close_next(backing);
-}
-
-/* The application's close of real descriptor fd at or past the guard (a
- * close-on-fork mark, a descriptor adopted for its record locks below
- * it): through the close after ufd's if that is a preload's, which saw
- * fd made. */
-static int close_real(int fd)
-{
-	return vfd_real_close(fd, ufd_close_chained ? close_next : NULL);
-}
-
 /* The sanitizer: the closes of ufd_close that do not reach the real
  * close's pointer, where its checking close would see them
  * (shim_report.c); out of line, tail-called. */
@@ -1184,7 +1147,7 @@ static __attribute__((noinline, cold)) int close_reported(int fd)
 		report_not_owned(fd, UFD_CALL_close, 0);
 	else
 		report_closing(fd, UFD_CALL_close);
-	return vfd_in_space(fd) ? close_virtual(fd) : close_real(fd);
+	return vfd_in_space(fd) ? ufd_close_virtual(fd) : ufd_close_real(fd);
 }
 
 __attribute__((noinline)) int ufd_close(int fd)
@@ -1192,11 +1155,11 @@ __attribute__((noinline)) int ufd_close(int fd)
 	if (vfd_in_space(fd)) {
 		if (REPORTING())
 			return close_reported(fd);
-		return close_virtual(fd);
+		return ufd_close_virtual(fd);
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
-		int r = REPORTING() ? close_reported(fd) : close_real(fd);
+		int r = REPORTING() ? close_reported(fd) : ufd_close_real(fd);
 
 		/* A raw close, which close_random below does not see. */
 		if (__builtin_expect(ufd_settings.mode_random, 0) && r != -EBADF)
@@ -1219,7 +1182,7 @@ UFD_PUBLIC int close(int fd)
 		/* A virtual descriptor's common case straight to the table,
 		 * not through ufd_close's tests. */
 		if (vfd_in_space(fd) && !REPORTING())
-			return ufd_ret(close_virtual(fd));
+			return ufd_ret(ufd_close_virtual(fd));
 		return ufd_ret(ufd_close(fd));
 	}
 	return UFD_REAL(close)(fd);
@@ -1261,31 +1224,6 @@ static int closed_range(int r, unsigned first, unsigned last, unsigned flags)
 }
 
 /*
- * close_range's work when a preload follows ufd (ufd_close_chained): the
- * virtual descriptors in [first, last] closed one by one through
- * close_virtual, so that the preload sees their backing descriptors
- * closed; then a range that holds nothing of ufd's (below vfd_guard_from)
- * goes to the preload's close_range, and any other to vfd_close_range,
- * whose closes of real descriptors stay ufd's own.  Not with flags that
- * close nothing (CLOSE_RANGE_CLOEXEC) or another table
- * (CLOSE_RANGE_UNSHARE), or that the kernel refuses.  Returns 0 or
- * -errno.
- */
-static int close_range_chained(unsigned first, unsigned last, unsigned flags)
-{
-	if (flags == 0 && first <= last) {
-		for (int v = first < FD_UNSEQ_LIMIT
-				     ? vfd_next_listed(first > FD_UNSEQ_BASE ? (int)first - 1 : -1)
-				     : -1;
-		     v >= 0 && (unsigned)v <= last; v = vfd_next_listed(v))
-			close_virtual(v);
-		if (!vfd_guarded(last < INT_MAX ? (int)last : INT_MAX))
-			return UFD_REAL(close_range)(first, last, 0) < 0 ? -errno : 0;
-	}
-	return vfd_close_range(first, last, flags);
-}
-
-/*
  * The sanitizer: close_range or closefrom (call) over [first, last]
  * spans ufd's backing descriptors and libraries' hidden ones (which it
  * leaves alone: reported), and closes the program's (recorded).
@@ -1318,7 +1256,7 @@ UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 	if (ufd_settings.report)
 		close_range_report(first, last, (unsigned)flags, UFD_CALL_close_range);
 	if (__builtin_expect(ufd_close_chained, 0))
-		return ufd_ret(closed_range(close_range_chained(first, last, (unsigned)flags),
+		return ufd_ret(closed_range(ufd_chain_close_range(first, last, (unsigned)flags),
 					    first, last, (unsigned)flags));
 	return ufd_ret(closed_range(vfd_close_range(first, last, (unsigned)flags),
 				    first, last, (unsigned)flags));
@@ -1337,7 +1275,7 @@ UFD_PUBLIC void closefrom(int lowfd)
 
 	if (ufd_settings.report)
 		close_range_report(first, ~0U, 0, UFD_CALL_closefrom);
-	r = closed_range(ufd_close_chained ? close_range_chained(first, ~0U, 0)
+	r = closed_range(ufd_close_chained ? ufd_chain_close_range(first, ~0U, 0)
 					   : vfd_close_range(first, ~0U, 0),
 			 first, ~0U, 0);
 
