@@ -185,7 +185,6 @@ _Static_assert(sizeof(union ufd_reals) == sizeof(void *[UFD_NCALLS]),
 #include "calls.def"
 
 int ufd_interposed = 1;
-int ufd_close_chained;
 const char *ufd_self_name;
 
 /* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
@@ -339,25 +338,6 @@ __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *wa
 }
 
 /*
- * Is close_fn, the close the walk found after ufd, another object's than
- * libc's (a preload listed after ufd)?  libc is the object that defines
- * gnu_get_libc_version, which no interposer has reason to define.  0 if
- * the walk cannot tell.
- */
-UFD_STARTUP static int close_is_another(const struct ufd_symbols *walk,
-					void *close_fn)
-{
-	static const char libc_name[] UFD_STARTUP_DATA = "gnu_get_libc_version";
-	void *libc_fn;
-
-	if (ufd_symbols_find(walk, libc_name, sizeof(libc_name) - 1,
-			     UFD_SYMBOLS_HASH("gnu_get_libc_version"), &libc_fn) < 0)
-		return 0;
-	return ufd_symbols_object_of(walk, close_fn) !=
-	       ufd_symbols_object_of(walk, libc_fn);
-}
-
-/*
  * Resolve the real functions now, and find whether the process's calls
  * reach ufd's wrappers.  They do not when libufd.so comes after libc in
  * the lookup order: a library linked with it in a program that is not (a
@@ -398,7 +378,7 @@ UFD_STARTUP void ufd_shim_init(void)
 		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
 			walk = &syms;
 		if (walk && close_fn)
-			ufd_close_chained = close_is_another(walk, close_fn);
+			ufd_close_chained = ufd_chain_found(walk, close_fn);
 	}
 	ufd_self_name = syms.self_name;
 	resolve_rows(walk, all);

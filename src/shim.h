@@ -316,10 +316,42 @@ extern const char *ufd_self_name;
  * ufd_shim_init): a virtual descriptor would be unusable. */
 extern int ufd_interposed;
 
+/* ---- a preload after ufd (shim_chain.c) ---- */
+
 /* 1 if the close after ufd's is not libc's but another preload's, listed
- * after ufd (ufd_shim_init): it saw the backing descriptors made (the
- * calls ufd makes through it), so it must see them closed. */
+ * after ufd (ufd_shim_init, ufd_chain_found): it saw the backing
+ * descriptors made (the calls ufd makes through it), so it must see them
+ * closed. */
 extern int ufd_close_chained;
+
+/* At start-up, with ufd_shim_init's walk: is close_fn, the close the walk
+ * found after ufd, another object's than libc's?  1 or 0 (0 if the walk
+ * cannot tell).  Not async-signal-safe. */
+struct ufd_symbols;
+int ufd_chain_found(const struct ufd_symbols *walk, void *close_fn);
+
+/* ufd_close_virtual when ufd_close_chained: fd's backing descriptor closed
+ * through the preload's close.  0 or -errno. */
+int ufd_chain_close_virtual(int fd);
+
+/* Close virtual descriptor fd (in the virtual space, open or not) for the
+ * application: vfd_close_in_space, or with a preload after ufd
+ * ufd_chain_close_virtual.  Returns 0 or -errno. */
+static inline int ufd_close_virtual(int fd)
+{
+	if (__builtin_expect(!ufd_close_chained, 1))
+		return vfd_close_in_space(fd);
+	return ufd_chain_close_virtual(fd);
+}
+
+/* The application's close of real descriptor fd at or past the guard
+ * (vfd_real_close), through the preload's close with one after ufd.
+ * Returns 0 or -errno. */
+int ufd_close_real(int fd);
+
+/* close_range with a preload after ufd (ufd_close_chained): returns 0 or
+ * -errno, as vfd_close_range. */
+int ufd_chain_close_range(unsigned first, unsigned last, unsigned flags);
 
 /*
  * The caller's memory.  A program under ufd must never die where the

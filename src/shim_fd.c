@@ -1152,43 +1152,6 @@ UFD_PUBLIC int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 /* ---- close ---- */
 
-/* The close after ufd's (a preload's, ufd_close_chained): 0 or -errno. */
-static int close_next(int fd)
-{
-	return UFD_REAL(close)(fd) < 0 ? -errno : 0;
-}
-
-/*
- * Close virtual descriptor fd, open or not, for the application.  When
- * another preload follows ufd (ufd_close_chained), it saw the backing
- * descriptor made, through the calls ufd made through it (open, dup), and
- * its close closes it: a descriptor-tracking library (torsocks,
- * proxychains, a tracer) keeps no stale state for the number.  Its close
- * runs outside the table lock, as fclose's of a forgotten descriptor
- * does (vfd_forget).  Returns 0 or -errno.
- */
-static int close_virtual(int fd)
-{
-	int backing;
-
-	if (__builtin_expect(!ufd_close_chained, 1))
-		return vfd_close_in_space(fd);
-	backing = vfd_forget(fd);
-	if (backing < 0)
-		return backing;
-	placement_backing_closed(backing);
-	return close_next(backing);
-}
-
-/* The application's close of real descriptor fd at or past the guard (a
- * close-on-fork mark, a descriptor adopted for its record locks below
- * it): through the close after ufd's if that is a preload's, which saw
- * fd made. */
-static int close_real(int fd)
-{
-	return vfd_real_close(fd, ufd_close_chained ? close_next : NULL);
-}
-
 /* The sanitizer: the closes of ufd_close that do not reach the real
  * close's pointer, where its checking close would see them
  * (shim_report.c); out of line, tail-called. */
@@ -1200,12 +1163,12 @@ static __attribute__((noinline, cold)) int close_reported(int fd)
 		return -EBADF; /* the reports' destination: ufd's */
 	if (vfd_is_backing(fd)) {
 		report_not_owned(fd, UFD_CALL_close, 0);
-		return close_real(fd);
+		return ufd_close_real(fd);
 	}
 	recorded = report_closing(fd, UFD_CALL_close);
 	if (vfd_in_space(fd))
-		return close_virtual(fd);
-	r = close_real(fd);
+		return ufd_close_virtual(fd);
+	r = ufd_close_real(fd);
 	if (recorded && r == -EBADF)
 		report_close_failed(fd);
 	return r;
@@ -1226,11 +1189,11 @@ __attribute__((noinline)) int ufd_close(int fd)
 			return close_streamed(fd);
 		if (REPORTING())
 			return close_reported(fd);
-		return close_virtual(fd);
+		return ufd_close_virtual(fd);
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
-		int r = REPORTING() ? close_reported(fd) : close_real(fd);
+		int r = REPORTING() ? close_reported(fd) : ufd_close_real(fd);
 
 		/* A raw close, which close_random below does not see. */
 		if (__builtin_expect(ufd_settings.mode_random, 0) && r != -EBADF)
@@ -1255,7 +1218,7 @@ UFD_PUBLIC int close(int fd)
 		 * virtual descriptor). */
 		if (vfd_in_space(fd) && !REPORTING() &&
 		    __builtin_expect(ufd_stream_vfds == 0, 1))
-			return ufd_ret(close_virtual(fd));
+			return ufd_ret(ufd_close_virtual(fd));
 		return ufd_ret(ufd_close(fd));
 	}
 	return UFD_REAL(close)(fd);
@@ -1296,36 +1259,12 @@ static int closed_range(int r, unsigned first, unsigned last, unsigned flags)
 	return r;
 }
 
-/*
- * close_range's work when a preload follows ufd (ufd_close_chained): the
- * virtual descriptors in [first, last] closed one by one through
- * close_virtual, so that the preload sees their backing descriptors
- * closed; then a range that holds nothing of ufd's (below vfd_guard_from)
- * goes to the preload's close_range, and any other to vfd_close_range,
- * whose closes of real descriptors stay ufd's own.  Not with flags that
- * close nothing (CLOSE_RANGE_CLOEXEC) or another table
- * (CLOSE_RANGE_UNSHARE), or that the kernel refuses.  Returns 0 or
- * -errno.
- */
-static int close_range_chained(unsigned first, unsigned last, unsigned flags)
-{
-	if (flags == 0 && first <= last) {
-		for (int v = first < FD_UNSEQ_LIMIT
-				     ? vfd_next_listed(first > FD_UNSEQ_BASE ? (int)first - 1 : -1)
-				     : -1;
-		     v >= 0 && (unsigned)v <= last; v = vfd_next_listed(v))
-			close_virtual(v);
-		if (!vfd_guarded(last < INT_MAX ? (int)last : INT_MAX))
-			return UFD_REAL(close_range)(first, last, 0) < 0 ? -errno : 0;
-	}
-	return vfd_close_range(first, last, flags);
-}
-
-/* vfd_close_range, through the next close when a preload follows ufd. */
+/* vfd_close_range, through the next close when a preload follows ufd
+ * (shim_chain.c). */
 static int close_range_any(unsigned first, unsigned last, unsigned flags)
 {
 	if (__builtin_expect(ufd_close_chained, 0))
-		return close_range_chained(first, last, flags);
+		return ufd_chain_close_range(first, last, flags);
 	return vfd_close_range(first, last, flags);
 }
 

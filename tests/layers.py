@@ -45,7 +45,7 @@ LAYERS = [
     ("shim", "the interposed entry points",
      ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_ioctl.c", "shim_sysdata.c",
       "shim_stream.c", "shim_exec.c", "shim_path.c", "shim_limits.c", "shim_clone.c",
-      "shim_signal.c", "shim_syscall.c", "shim_report.c"]),
+      "shim_signal.c", "shim_syscall.c", "shim_report.c", "shim_chain.c"]),
     ("api", "the public API and the one constructor",
      ["api.c"]),
 ]
