@@ -54,18 +54,21 @@
  * closed descriptor, until the stream's fclose closes it (a double
  * close, reported when reports are on).
  *
- * The table pairs streams' backing descriptors with their virtual ones.
- * Past STREAM_VFDS streams at once, a stream is not held (closing under
- * it acts as before).  Its lock is a try-lock: a close that finds it
- * taken (another thread, or a handler that interrupted this one) closes
- * as if no stream held the descriptor.
+ * The table pairs streams' backing descriptors with their virtual ones:
+ * open addressing on the backing number, linear probes, deletion by
+ * shifting back (no tombstones), so that each stream made or closed
+ * costs a hash and a probe or two.  Past STREAM_VFDS / 2 streams at
+ * once, a stream is not held (closing under it acts as before).  Its
+ * lock is a try-lock: a close that finds it taken (another thread, or a
+ * handler that interrupted this one) closes as if no stream held the
+ * descriptor.
  */
-#define STREAM_VFDS 256
+#define STREAM_VFDS 256 /* a power of 2 */
 
 static struct {
-	int vfd;     /* -1: a free entry */
-	int backing; /* the stream's descriptor */
-	int held;    /* vfd was closed: backing is a placeholder */
+	int backing; /* the stream's descriptor, + 1; 0: a free slot */
+	int vfd;
+	int held; /* vfd was closed: backing is a placeholder */
 } stream_vfds[STREAM_VFDS];
 int ufd_stream_vfds; /* entries in use: shim.h */
 static int stream_vfds_lock;
@@ -80,34 +83,60 @@ static void stream_vfds_unlock(void)
 	__atomic_store_n(&stream_vfds_lock, 0, __ATOMIC_RELEASE);
 }
 
-/* The index of backing descriptor backing's entry, or -1.  Under the
- * lock. */
-static int stream_vfd_find(int backing)
+static unsigned stream_vfd_hash(int backing)
 {
-	for (int i = 0; i < STREAM_VFDS; i++)
-		if (stream_vfds[i].vfd >= 0 && stream_vfds[i].backing == backing)
-			return i;
-	return -1;
+	return ((unsigned)backing * 2654435761U) >> 24 & (STREAM_VFDS - 1);
+}
+
+/* The slot of backing descriptor backing: its entry, or the free slot
+ * where it would go.  Under the lock. */
+static unsigned stream_vfd_slot(int backing)
+{
+	unsigned i = stream_vfd_hash(backing);
+
+	while (stream_vfds[i].backing && stream_vfds[i].backing != backing + 1)
+		i = (i + 1) & (STREAM_VFDS - 1);
+	return i;
+}
+
+/* Free slot i, shifting back the entries after it that probed past it.
+ * Under the lock. */
+static void stream_vfd_free(unsigned i)
+{
+	unsigned j = i;
+
+	for (;;) {
+		unsigned home;
+
+		j = (j + 1) & (STREAM_VFDS - 1);
+		if (!stream_vfds[j].backing)
+			break;
+		home = stream_vfd_hash(stream_vfds[j].backing - 1);
+		/* j's entry may move to i if i lies on its probe path
+		 * (cyclically in [home, j)). */
+		if (((j - home) & (STREAM_VFDS - 1)) >= ((j - i) & (STREAM_VFDS - 1))) {
+			stream_vfds[i] = stream_vfds[j];
+			i = j;
+		}
+	}
+	stream_vfds[i].backing = 0;
+	__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
 }
 
 /* A stream was made on vfd's backing descriptor backing. */
 static void stream_on_vfd(int vfd, int backing)
 {
-	if (!stream_vfds_trylock())
+	unsigned i;
+
+	if (__atomic_load_n(&ufd_stream_vfds, __ATOMIC_RELAXED) >= STREAM_VFDS / 2 ||
+	    !stream_vfds_trylock())
 		return;
-	if (ufd_stream_vfds == 0) /* the table's first use: all free */
-		for (int i = 0; i < STREAM_VFDS; i++)
-			stream_vfds[i].vfd = -1;
-	if (stream_vfd_find(backing) < 0) {
-		for (int i = 0; i < STREAM_VFDS; i++) {
-			if (stream_vfds[i].vfd >= 0)
-				continue;
-			stream_vfds[i].backing = backing;
-			stream_vfds[i].held = 0;
-			__atomic_store_n(&stream_vfds[i].vfd, vfd, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
-			break;
-		}
+	i = stream_vfd_slot(backing);
+	if (!stream_vfds[i].backing) {
+		stream_vfds[i].backing = backing + 1;
+		stream_vfds[i].vfd = vfd;
+		stream_vfds[i].held = 0;
+		__atomic_add_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
 	}
 	stream_vfds_unlock();
 }
@@ -119,17 +148,17 @@ static void stream_on_vfd(int vfd, int backing)
  */
 static int stream_off(int backing)
 {
-	int i, closed = -1;
+	int closed = -1;
+	unsigned i;
 
 	if (__atomic_load_n(&ufd_stream_vfds, __ATOMIC_RELAXED) == 0 ||
 	    !stream_vfds_trylock())
 		return -1;
-	i = stream_vfd_find(backing);
-	if (i >= 0) {
+	i = stream_vfd_slot(backing);
+	if (stream_vfds[i].backing) {
 		if (stream_vfds[i].held)
 			closed = stream_vfds[i].vfd;
-		__atomic_store_n(&stream_vfds[i].vfd, -1, __ATOMIC_RELAXED);
-		__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+		stream_vfd_free(i);
 	}
 	stream_vfds_unlock();
 	return closed;
@@ -137,23 +166,27 @@ static int stream_off(int backing)
 
 int ufd_stream_holds(int vfd)
 {
-	for (int i = 0; i < STREAM_VFDS; i++)
-		if (__atomic_load_n(&stream_vfds[i].vfd, __ATOMIC_RELAXED) == vfd &&
-		    !__atomic_load_n(&stream_vfds[i].held, __ATOMIC_RELAXED))
-			return 1;
-	return 0;
+	int backing = vfd_translate(vfd), r;
+	unsigned i;
+
+	if (backing == vfd || !stream_vfds_trylock())
+		return 0;
+	i = stream_vfd_slot(backing);
+	r = stream_vfds[i].backing && stream_vfds[i].vfd == vfd && !stream_vfds[i].held;
+	stream_vfds_unlock();
+	return r;
 }
 
 int ufd_stream_vfd_close(int vfd)
 {
-	int i, backing, placeholder;
+	int backing = vfd_translate(vfd), placeholder;
+	unsigned i;
 
-	if (!stream_vfds_trylock())
+	if (backing == vfd || !stream_vfds_trylock())
 		return vfd_close_in_space(vfd);
-	for (i = 0; i < STREAM_VFDS; i++)
-		if (stream_vfds[i].vfd == vfd && !stream_vfds[i].held)
-			break;
-	if (i == STREAM_VFDS) { /* its stream was closed meanwhile */
+	i = stream_vfd_slot(backing);
+	if (!stream_vfds[i].backing || stream_vfds[i].vfd != vfd || stream_vfds[i].held) {
+		/* its stream was closed meanwhile */
 		stream_vfds_unlock();
 		return vfd_close_in_space(vfd);
 	}
@@ -167,8 +200,7 @@ int ufd_stream_vfd_close(int vfd)
 		/* No placeholder (no descriptor left): closed, as before. */
 		if (backing >= 0)
 			ufd_sys_close(backing);
-		__atomic_store_n(&stream_vfds[i].vfd, -1, __ATOMIC_RELAXED);
-		__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+		stream_vfd_free(i);
 	}
 	if (placeholder >= 0)
 		ufd_sys_close(placeholder);
