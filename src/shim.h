@@ -218,6 +218,14 @@ void ufd_stream_made(FILE *fp, enum ufd_call call);
  * 0 or -errno, as vfd_close.  Async-signal-safe.
  */
 extern int ufd_stream_vfds __attribute__((visibility("hidden")));
+
+/* A close of a virtual descriptor takes ufd_close's long way, not the
+ * table's fast one (shim_fd.c's close): UFD_CLOSE_REPORT, reports are on
+ * (ufd_report_shim_init); UFD_CLOSE_STREAMS, a stream is on a virtual
+ * descriptor (shim_stream.c).  One load on the fast path for both. */
+#define UFD_CLOSE_REPORT 1
+#define UFD_CLOSE_STREAMS 2
+extern int ufd_close_slow __attribute__((visibility("hidden")));
 int ufd_stream_holds(int vfd);
 int ufd_stream_vfd_close(int vfd);
 

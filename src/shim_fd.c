@@ -1182,6 +1182,8 @@ static __attribute__((noinline, cold)) int close_streamed(int fd)
 	return ufd_stream_vfd_close(fd);
 }
 
+int ufd_close_slow;
+
 __attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd)) {
@@ -1216,8 +1218,7 @@ UFD_PUBLIC int close(int fd)
 		/* A virtual descriptor's common case straight to the table,
 		 * not through ufd_close's tests (no reports, no stream on a
 		 * virtual descriptor). */
-		if (vfd_in_space(fd) && !REPORTING() &&
-		    __builtin_expect(ufd_stream_vfds == 0, 1))
+		if (vfd_in_space(fd) && __builtin_expect(!ufd_close_slow, 1))
 			return ufd_ret(ufd_close_virtual(fd));
 		return ufd_ret(ufd_close(fd));
 	}

@@ -574,6 +574,7 @@ void ufd_report_shim_init(void)
 {
 	if (!ufd_settings.report)
 		return;
+	__atomic_or_fetch(&ufd_close_slow, UFD_CLOSE_REPORT, __ATOMIC_RELAXED);
 	report_init();
 #define FD(arg) +1
 #define PATH(arg)

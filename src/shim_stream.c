@@ -120,7 +120,8 @@ static void stream_vfd_free(unsigned i)
 		}
 	}
 	stream_vfds[i].backing = 0;
-	__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+	if (__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED) == 0)
+		__atomic_and_fetch(&ufd_close_slow, ~UFD_CLOSE_STREAMS, __ATOMIC_RELAXED);
 }
 
 /* A stream was made on vfd's backing descriptor backing. */
@@ -136,7 +137,8 @@ static void stream_on_vfd(int vfd, int backing)
 		stream_vfds[i].backing = backing + 1;
 		stream_vfds[i].vfd = vfd;
 		stream_vfds[i].held = 0;
-		__atomic_add_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED);
+		if (__atomic_add_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED) == 1)
+			__atomic_or_fetch(&ufd_close_slow, UFD_CLOSE_STREAMS, __ATOMIC_RELAXED);
 	}
 	stream_vfds_unlock();
 }
