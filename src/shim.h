@@ -209,25 +209,42 @@ int ufd_path_is_fd_dir(const char *path);
 void ufd_stream_made(FILE *fp, enum ufd_call call);
 
 /*
- * Streams on virtual descriptors (shim_stream.c): ufd_stream_vfds counts
- * them (0: none, the only test a close makes).  ufd_stream_holds says
- * whether a stream holds vfd's backing descriptor; ufd_stream_vfd_close
- * closes vfd (virtual) and, if a stream still holds its backing
- * descriptor, keeps that number taken by a placeholder on which every
- * read and write fails with EBADF, until the stream's fclose.  Returns
- * 0 or -errno, as vfd_close.  Async-signal-safe.
+ * Streams on virtual descriptors (shim_stream_closed.c): ufd_stream_vfds
+ * counts them.  ufd_stream_on_vfd says a stream was made on vfd's backing
+ * descriptor backing; ufd_stream_off that the stream on real descriptor
+ * backing is being closed by fclose, and returns the virtual descriptor
+ * closed under it (a placeholder holds backing: the fclose is a second
+ * close), or -1.  ufd_stream_holds says whether a stream holds vfd's
+ * backing descriptor; ufd_stream_vfd_close closes vfd (virtual) and, if
+ * a stream still holds its backing descriptor, keeps that number taken by
+ * a placeholder on which every read and write fails with EBADF, until the
+ * stream's fclose; it returns 0 or -errno, as vfd_close.  All take a
+ * try-lock, and do nothing (or close as before) when it is taken:
+ * async-signal-safe.
  */
 extern int ufd_stream_vfds __attribute__((visibility("hidden")));
+void ufd_stream_on_vfd(int vfd, int backing);
+int ufd_stream_off(int backing);
+int ufd_stream_holds(int vfd);
+int ufd_stream_vfd_close(int vfd);
+
+/*
+ * For the sanitizer, a double fclose (shim_stream_closed.c): fclose is
+ * about to close stream fp, descriptor fd (ufd_stream_closing); the
+ * descriptor fp had when it was closed, if fp is a stream closed before
+ * and not a live one again, or -1 (ufd_stream_closed_before).  Lock-free,
+ * async-signal-safe.
+ */
+void ufd_stream_closing(FILE *fp, int fd);
+int ufd_stream_closed_before(FILE *fp);
 
 /* A close of a virtual descriptor takes ufd_close's long way, not the
  * table's fast one (shim_fd.c's close): UFD_CLOSE_REPORT, reports are on
  * (ufd_report_shim_init); UFD_CLOSE_STREAMS, a stream is on a virtual
- * descriptor (shim_stream.c).  One load on the fast path for both. */
+ * descriptor (shim_stream_closed.c).  One load on the fast path for both. */
 #define UFD_CLOSE_REPORT 1
 #define UFD_CLOSE_STREAMS 2
 extern int ufd_close_slow __attribute__((visibility("hidden")));
-int ufd_stream_holds(int vfd);
-int ufd_stream_vfd_close(int vfd);
 
 /* At start-up: fork handlers for the lock of the listings of
  * /proc/self/fd (shim_stream.c). */
