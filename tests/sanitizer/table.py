@@ -10,7 +10,8 @@ program made: an "Open file descriptor" at exit made in the bug's function,
 or a descriptor error (FdBadClose, FdBadUse, "is already closed", "invalid
 file descriptor").  Healthy (hNN) programs: the count of reports of each.
 
-Usage: table.py LIBUFD PROGRAM...
+Usage: table.py LIBUFD PROGRAM...   (or the build's tests/sanitizer
+directory, for all of them)
 """
 import os
 import re
@@ -61,7 +62,15 @@ def valgrind_options():
 
 def main():
     lib = os.path.abspath(sys.argv[1])
-    progs = [os.path.abspath(p) for p in sys.argv[2:]]
+    progs = []
+    for arg in sys.argv[2:]:
+        if os.path.isdir(arg):  # a build's tests/sanitizer: its programs
+            progs += sorted(os.path.join(arg, n) for n in os.listdir(arg)
+                            if re.match(r"^[ch]\d\d_\w+$", n)
+                            and os.path.isfile(os.path.join(arg, n)))
+        else:
+            progs.append(arg)
+    progs = [os.path.abspath(p) for p in progs]
     version, options = valgrind_options()
     head = ["program", "the bug", "ufd"] + [f"{version} --track-fds={o}" for o in options]
     print("| " + " | ".join(head) + " |")
