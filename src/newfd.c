@@ -157,14 +157,15 @@ static __attribute__((noinline, cold)) int must_adopt(int real_fd)
  * Move real_fd, which the application's call just made, into the virtual
  * space: a duplicate in the backing area, then real_fd closed; or real_fd
  * adopted where it is, if closing it would drop the process's record
- * locks.  Returns the virtual descriptor, or -errno with real_fd still
- * open.
+ * locks (never, for a fresh object: newfd_fresh_object).  Returns the
+ * virtual descriptor, or -errno with real_fd still open.
  */
-static inline int virtual_or_open(int real_fd, unsigned flags)
+static inline int virtual_or_open(int real_fd, unsigned flags, int fresh)
 {
 	int vfd;
 
-	if (__builtin_expect(newfd_posix_locks_taken() || ufd_sys_file_locked(real_fd), 0) &&
+	if (!fresh &&
+	    __builtin_expect(newfd_posix_locks_taken() || ufd_sys_file_locked(real_fd), 0) &&
 	    must_adopt(real_fd))
 		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
 	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
@@ -181,7 +182,7 @@ static inline int virtual_or_open(int real_fd, unsigned flags)
 
 int newfd_move_locked(int fd, unsigned flags)
 {
-	int vfd = virtual_or_open(fd, flags);
+	int vfd = virtual_or_open(fd, flags, 0);
 
 	if (vfd < 0)
 		ufd_sys_close(fd);
@@ -217,7 +218,7 @@ int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec)
 	/* A close-on-fork mark (O_CLOFORK): none below the guard. */
 	if (vfd_guarded(fd))
 		vflags |= vfd_real_get_flags(fd) & VFD_CLOFORK;
-	vfd = virtual_or_open(fd, vflags);
+	vfd = virtual_or_open(fd, vflags, newfd_fresh_object(call));
 	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
 	if (vfd < 0)
 		vfd = fd;

@@ -122,6 +122,29 @@ static inline int newfd_unseen_lock(int fd)
 	return __builtin_expect(ufd_sys_file_locked(fd), 0) && newfd_lock_found(fd);
 }
 
+/*
+ * Does call make a new object, one no process can hold a record lock on
+ * yet (a socket, a pipe, an eventfd...)?  Then closing the kernel's first
+ * number cannot drop a lock, and the kernel is not asked
+ * (ufd_sys_file_locked): a system call saved on each such creation.
+ * Folds to a constant where call is one.
+ */
+static inline int newfd_fresh_object(enum ufd_call call)
+{
+	switch (call) {
+	case UFD_CALL_socket: case UFD_CALL_socketpair:
+	case UFD_CALL_accept: case UFD_CALL_accept4:
+	case UFD_CALL_pipe: case UFD_CALL_pipe2:
+	case UFD_CALL_eventfd: case UFD_CALL_epoll_create1:
+	case UFD_CALL_inotify_init1: case UFD_CALL_timerfd_create:
+	case UFD_CALL_signalfd: case UFD_CALL_memfd_create:
+	case UFD_CALL_pidfd_open: case UFD_CALL_fanotify_init:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* newfd_move_virtual's way for a file the kernel shows locked: fd adopted
  * if closing it would drop the process's locks, else moved; a virtual
  * descriptor or -errno, fd closed on failure.  Not recorded (no
@@ -130,13 +153,14 @@ int newfd_move_locked(int fd, unsigned flags);
 
 /* That inline path, for fd newfd_movable: a virtual descriptor made at
  * random with VFD_* flags, or -errno; fd closed either way, unless the
- * process holds record locks on its file (ufd_sys_file_locked): then it may
+ * process holds record locks on its file (ufd_sys_file_locked; not asked
+ * for a fresh object that call made, newfd_fresh_object): then it may
  * stay, as the backing descriptor. */
-static inline int newfd_move_virtual(int fd, unsigned flags)
+static inline int newfd_move_virtual(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd;
 
-	if (__builtin_expect(ufd_sys_file_locked(fd), 0))
+	if (!newfd_fresh_object(call) && __builtin_expect(ufd_sys_file_locked(fd), 0))
 		return newfd_move_locked(fd, flags);
 	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 	/* Made or not, the kernel's number goes (after the copy exists). */
@@ -149,7 +173,7 @@ static inline int newfd_virtual_or_close_unreported(int fd, unsigned flags,
 {
 	if (__builtin_expect(!newfd_movable(fd), 0))
 		return newfd_virtual_or_close_any(fd, flags, call);
-	return newfd_move_virtual(fd, flags);
+	return newfd_move_virtual(fd, flags, call);
 }
 
 static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)

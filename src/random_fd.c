@@ -301,9 +301,11 @@ int random_fd_place(int fd, int from, enum ufd_call call, int cloexec)
 	}
 	/* Closing the kernel's number would drop the process's POSIX locks
 	 * on the file (newfd.c): once it is known to take them, a regular
-	 * file stays where it is; before, a file it holds a lock on. */
-	if (newfd_posix_locks_taken() ? ufd_sys_maybe_regular(fd)
-				      : newfd_unseen_lock(fd))
+	 * file stays where it is; before, a file it holds a lock on.  A
+	 * fresh object (a socket, a pipe...) can hold none. */
+	if (!newfd_fresh_object(call) &&
+	    (newfd_posix_locks_taken() ? ufd_sys_maybe_regular(fd)
+				       : newfd_unseen_lock(fd)))
 		return fd;
 	hi = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
 	hi = hi < limit ? hi : limit;

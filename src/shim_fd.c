@@ -186,7 +186,8 @@ struct open_call {
 		/* A failed call (-1 is not newfd_movable) goes there too. */  \
 		if (vfd_any() || !newfd_movable(r_))                           \
 			return name##_made(r_, &c_);                           \
-		r_ = newfd_move_virtual(r_, c_.flags & O_CLOEXEC ? VFD_CLOEXEC : 0); \
+		r_ = newfd_move_virtual(r_, c_.flags & O_CLOEXEC ? VFD_CLOEXEC : 0, \
+					UFD_CALL_##name);                      \
 		/* errno out of line: the result is kept in no saved         \
 		 * register for it. */                                         \
 		return __builtin_expect(r_ >= 0, 1) ? r_ : ufd_ret_cold(r_);   \
