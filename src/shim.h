@@ -209,23 +209,20 @@ int ufd_path_is_fd_dir(const char *path);
 void ufd_stream_made(FILE *fp, enum ufd_call call);
 
 /*
- * Streams on virtual descriptors (shim_stream_closed.c): ufd_stream_vfds
- * counts them.  ufd_stream_on_vfd says a stream was made on vfd's backing
- * descriptor backing; ufd_stream_off that the stream on real descriptor
- * backing is being closed by fclose, and returns the virtual descriptor
- * closed under it (a placeholder holds backing: the fclose is a second
- * close), or -1.  ufd_stream_holds says whether a stream holds vfd's
- * backing descriptor; ufd_stream_vfd_close closes vfd (virtual) and, if
- * a stream still holds its backing descriptor, keeps that number taken by
- * a placeholder on which every read and write fails with EBADF, until the
- * stream's fclose; it returns 0 or -errno, as vfd_close.  All take a
- * try-lock, and do nothing (or close as before) when it is taken:
- * async-signal-safe.
+ * Streams on virtual descriptors (shim_stream_closed.c; while there is
+ * one, ufd_close_slow has UFD_CLOSE_STREAMS).  ufd_stream_on_vfd says a
+ * stream was made on vfd's backing descriptor backing; ufd_stream_off
+ * that the stream on real descriptor backing is being closed by fclose,
+ * and returns the virtual descriptor closed under it (a placeholder holds
+ * backing: the fclose is a second close), or -1.  ufd_stream_vfd_close
+ * closes vfd (virtual) as ufd_close_virtual does, but if a stream holds
+ * its backing descriptor it keeps that number taken by a placeholder on
+ * which every read and write fails with EBADF, until the stream's fclose;
+ * it returns 0 or -errno.  All take a try-lock, and do nothing (or close
+ * as ufd_close_virtual) when it is taken: async-signal-safe.
  */
-extern int ufd_stream_vfds __attribute__((visibility("hidden")));
 void ufd_stream_on_vfd(int vfd, int backing);
 int ufd_stream_off(int backing);
-int ufd_stream_holds(int vfd);
 int ufd_stream_vfd_close(int vfd);
 
 /*

@@ -1175,7 +1175,9 @@ static __attribute__((noinline, cold)) int close_reported(int fd)
 	return r;
 }
 
-/* A close of a virtual descriptor that a stream holds (shim.h). */
+/* A close of a virtual descriptor while streams are on virtual ones: the
+ * stream table closes it, keeping its backing number if a stream holds
+ * it (shim.h). */
 static __attribute__((noinline, cold)) int close_streamed(int fd)
 {
 	if (REPORTING())
@@ -1188,7 +1190,7 @@ int ufd_close_slow;
 __attribute__((noinline)) int ufd_close(int fd)
 {
 	if (vfd_in_space(fd)) {
-		if (__builtin_expect(ufd_stream_vfds != 0, 0) && ufd_stream_holds(fd))
+		if (__builtin_expect(ufd_close_slow & UFD_CLOSE_STREAMS, 0))
 			return close_streamed(fd);
 		if (REPORTING())
 			return close_reported(fd);

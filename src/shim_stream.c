@@ -586,7 +586,7 @@ __attribute__((noinline)) static int fclose_slow(FILE *fp)
 			errno = saved;
 			return UFD_REAL(fclose)(fp);
 		}
-		ufd_stream_closing(fp, fd >= 0 && vfd_owner(fd) >= 0 ? vfd_owner(fd) : fd);
+		ufd_stream_closing(fp, owner_or_self(fd));
 	}
 	/* Its virtual descriptor closed under it: the placeholder goes
 	 * (glibc closes it), and the close is a second one. */

@@ -44,7 +44,7 @@ static struct {
 	int vfd;
 	int held; /* vfd was closed: backing is a placeholder */
 } stream_vfds[STREAM_VFDS];
-int ufd_stream_vfds; /* entries in use: shim.h */
+static int stream_vfds_used; /* entries in use */
 static int stream_vfds_lock;
 
 static int stream_vfds_trylock(void)
@@ -94,7 +94,7 @@ static void stream_vfd_free(unsigned i)
 		}
 	}
 	stream_vfds[i].backing = 0;
-	if (__atomic_sub_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED) == 0)
+	if (__atomic_sub_fetch(&stream_vfds_used, 1, __ATOMIC_RELAXED) == 0)
 		__atomic_and_fetch(&ufd_close_slow, ~UFD_CLOSE_STREAMS, __ATOMIC_RELAXED);
 }
 
@@ -103,7 +103,7 @@ void ufd_stream_on_vfd(int vfd, int backing)
 {
 	unsigned i;
 
-	if (__atomic_load_n(&ufd_stream_vfds, __ATOMIC_RELAXED) >= STREAM_VFDS / 2 ||
+	if (__atomic_load_n(&stream_vfds_used, __ATOMIC_RELAXED) >= STREAM_VFDS / 2 ||
 	    !stream_vfds_trylock())
 		return;
 	i = stream_vfd_slot(backing);
@@ -111,7 +111,7 @@ void ufd_stream_on_vfd(int vfd, int backing)
 		stream_vfds[i].backing = backing + 1;
 		stream_vfds[i].vfd = vfd;
 		stream_vfds[i].held = 0;
-		if (__atomic_add_fetch(&ufd_stream_vfds, 1, __ATOMIC_RELAXED) == 1)
+		if (__atomic_add_fetch(&stream_vfds_used, 1, __ATOMIC_RELAXED) == 1)
 			__atomic_or_fetch(&ufd_close_slow, UFD_CLOSE_STREAMS, __ATOMIC_RELAXED);
 	}
 	stream_vfds_unlock();
@@ -127,7 +127,7 @@ int ufd_stream_off(int backing)
 	int closed = -1;
 	unsigned i;
 
-	if (__atomic_load_n(&ufd_stream_vfds, __ATOMIC_RELAXED) == 0 ||
+	if (__atomic_load_n(&stream_vfds_used, __ATOMIC_RELAXED) == 0 ||
 	    !stream_vfds_trylock())
 		return -1;
 	i = stream_vfd_slot(backing);
@@ -140,31 +140,18 @@ int ufd_stream_off(int backing)
 	return closed;
 }
 
-int ufd_stream_holds(int vfd)
-{
-	int backing = vfd_translate(vfd), r;
-	unsigned i;
-
-	if (backing == vfd || !stream_vfds_trylock())
-		return 0;
-	i = stream_vfd_slot(backing);
-	r = stream_vfds[i].backing && stream_vfds[i].vfd == vfd && !stream_vfds[i].held;
-	stream_vfds_unlock();
-	return r;
-}
-
 int ufd_stream_vfd_close(int vfd)
 {
 	int backing = vfd_translate(vfd), placeholder;
 	unsigned i;
 
 	if (backing == vfd || !stream_vfds_trylock())
-		return vfd_close_in_space(vfd);
+		return ufd_close_virtual(vfd);
 	i = stream_vfd_slot(backing);
 	if (!stream_vfds[i].backing || stream_vfds[i].vfd != vfd || stream_vfds[i].held) {
-		/* its stream was closed meanwhile */
+		/* no stream holds it (or not any more) */
 		stream_vfds_unlock();
-		return vfd_close_in_space(vfd);
+		return ufd_close_virtual(vfd);
 	}
 	placeholder = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/",
 				    O_PATH | O_CLOEXEC, 0, 0, 0);
