@@ -25,6 +25,7 @@
 #include "report_out.h"
 #include "report_group.h"
 #include "report_probe.h"
+#include "report_suppress.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -343,85 +344,7 @@ static void o_json_stack(const struct sym_stack *s)
 
 /* Looked up when reports are turned on, not imported (stack.c says
  * why). */
-static int (*fnmatch_fn)(const char *, const char *, int);
 static int (*fflush_fn)(FILE *);
-
-/* ---- suppressions ---- */
-
-#define RULES_MAX 256
-static struct rule {
-	int kind; /* a report_kind, or -1 for any */
-	const char *glob;
-} rules[RULES_MAX];
-static int nrules;
-static char rules_text[16384];
-
-/* Read UFD_SUPPRESS's file: lines "kind:function-glob", # comments. */
-static void load_suppressions(const char *path)
-{
-	int fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)path,
-			       O_RDONLY | O_CLOEXEC, 0, 0, 0);
-	long len = 0, r;
-	char *line, *next;
-
-	if (fd < 0) {
-		fprintf(stderr, "ufd: UFD_SUPPRESS=\"%s\": cannot open (%s); "
-			"ignored\n", path, strerror(-fd));
-		return;
-	}
-	while (len < (long)sizeof(rules_text) - 1 &&
-	       (r = ufd_sys6(SYS_read, fd, (long)(rules_text + len),
-			     (long)sizeof(rules_text) - 1 - len, 0, 0, 0)) > 0)
-		len += r;
-	ufd_sys_close(fd);
-	rules_text[len] = 0;
-	for (line = rules_text; line && *line; line = next) {
-		char *colon, *end;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		end = line + strlen(line);
-		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-			*--end = 0;
-		if (!*line || *line == '#')
-			continue;
-		colon = strchr(line, ':');
-		if (!colon || nrules == RULES_MAX) {
-			fprintf(stderr, "ufd: UFD_SUPPRESS: \"%s\": not "
-				"kind:function-glob; ignored\n", line);
-			continue;
-		}
-		*colon = 0;
-		rules[nrules].kind = -2;
-		if (!strcmp(line, "*"))
-			rules[nrules].kind = -1;
-		for (int k = 0; k < REPORT_NKINDS; k++)
-			if (!strcmp(line, report_kind_name[k]))
-				rules[nrules].kind = k;
-		if (rules[nrules].kind == -2) {
-			fprintf(stderr, "ufd: UFD_SUPPRESS: unknown kind \"%s\"; "
-				"ignored\n", line);
-			continue;
-		}
-		rules[nrules++].glob = colon + 1;
-	}
-}
-
-static int suppressed(enum report_kind kind, const struct sym_stack *s)
-{
-	for (int r = 0; r < nrules; r++) {
-		if (rules[r].kind != -1 && rules[r].kind != (int)kind)
-			continue;
-		for (int i = 0; i < s->n; i++)
-			if (s->sym[i].name[0] &&
-			    fnmatch_fn && fnmatch_fn(rules[r].glob, s->sym[i].name, 0) == 0)
-				return 1;
-	}
-	return 0;
-}
 
 /* ---- reports ---- */
 
@@ -526,7 +449,9 @@ static void emit(const struct report *r)
 	symbolize(r->stack, call);
 	symbolize(r->with_closed ? r->rec.closed_stack : 0, closed);
 	symbolize(r->rec.made_tid ? r->rec.made_stack : 0, made);
-	if (suppressed(r->kind, leak ? made : call)) {
+	if (report_suppressed(r->kind,
+			      call_name(leak ? r->rec.made_call : r->call),
+			      (leak ? made : call)->sym, (leak ? made : call)->n)) {
 		unlock_reports();
 		return;
 	}
@@ -1045,11 +970,9 @@ void report_init(void)
 	my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	fdname_init();
 	epoch_pid[0] = my_pid;
-	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
-								     "fnmatch");
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	if (ufd_settings.suppress)
-		load_suppressions(ufd_settings.suppress);
+		report_suppress_load(ufd_settings.suppress);
 	stack_init();
 	p = ufd_sys_mmap(NULL, (size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec),
 			 PROT_READ | PROT_WRITE,
