@@ -26,6 +26,7 @@
 #include "report_group.h"
 #include "report_probe.h"
 #include "report_suppress.h"
+#include "report_summary.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -222,6 +223,7 @@ UFD_FORK void report_fork_child(void)
 		epoch_pid[epoch] = my_pid;
 	}
 	drop_held();
+	report_summary_fork_child();
 }
 
 #define OUT_MAX 65536
@@ -452,9 +454,11 @@ static void emit(const struct report *r)
 	if (report_suppressed(r->kind,
 			      call_name(leak ? r->rec.made_call : r->call),
 			      (leak ? made : call)->sym, (leak ? made : call)->n)) {
+		report_summary_count(r->kind, 1);
 		unlock_reports();
 		return;
 	}
+	report_summary_count(r->kind, 0);
 	__atomic_store_n(&reported, 1, __ATOMIC_RELAXED);
 	target = refers_to(r);
 	fn = "";
@@ -935,10 +939,25 @@ static int exit_leak(int fd, void *ctx)
 	return fd > 2 && GET(rec_of(fd, 0)->made_epoch) == epoch && open_now(fd);
 }
 
+/* The summary (report_summary.h), if this process reported. */
+static void write_summary(void)
+{
+	static char line[PATH_MAX + 512];
+	size_t n;
+
+	if (lock_reports() < 0)
+		return;
+	n = report_summary_format(line, sizeof(line), my_pid, ufd_settings.report_json,
+				  report_out_fd() >= 0 ? ufd_settings.report : "stderr");
+	if (n)
+		report_out_write(line, n);
+	unlock_reports();
+}
+
 /*
  * At exit, as libufd's destructor (the program's own destructors and
  * atexit handlers have run, the standard streams are still open): the
- * leaks, then UFD_REPORT_EXITCODE, after flushing the streams, which
+ * leaks, the summary, then UFD_REPORT_EXITCODE, after flushing the streams, which
  * exit would have flushed next.  _exit skips this.
  */
 __attribute__((destructor)) static void report_at_exit(void)
@@ -950,6 +969,7 @@ __attribute__((destructor)) static void report_at_exit(void)
 	release_held(1, -1);
 	if (ufd_settings.report_leaks)
 		report_leaks(REPORT_EXIT_LEAK, UFD_CALL_close, exit_leak, NULL);
+	write_summary();
 	if (__atomic_load_n(&reported, __ATOMIC_RELAXED) &&
 	    ufd_settings.report_exitcode >= 0) {
 		if (fflush_fn)

@@ -259,8 +259,10 @@ run json double-close UFD_MODE=all UFD_REPORT_FORMAT=json
 python3 - "$tmp/json.rep" <<'EOF' || fail "JSON reports"
 import json, sys
 lines = open(sys.argv[1]).read().splitlines()
-assert len(lines) == 1, lines
+assert len(lines) == 2, lines
 r = json.loads(lines[0])
+summary = json.loads(lines[1])
+assert summary["ufd"] == "summary" and summary["kinds"] == {"double-close": 1}, summary
 assert r["kind"] == "double-close", r
 assert r["call"]["call"] == "close", r
 assert any(f["function"] == "rsyslog_close_connection" for f in r["call"]["stack"]), r
@@ -270,8 +272,11 @@ EOF
 run jsonleaks many-leaks UFD_REPORT_LEAKS=1 UFD_REPORT_FORMAT=json
 python3 - "$tmp/jsonleaks.rep" <<'EOF' || fail "JSON reports of merged leaks"
 import json, sys
-reps = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+lines = [json.loads(l) for l in open(sys.argv[1]).read().splitlines()]
+reps = [r for r in lines if r["ufd"] == "report"]
 assert sorted(r.get("more", 0) for r in reps) == [0, 39], reps
+# A merged report counts once in the summary: two reports.
+assert lines[-1]["ufd"] == "summary" and lines[-1]["kinds"] == {"exit-leak": 2}, lines[-1]
 EOF
 
 # Suppressions: by kind and function glob; comments and other kinds.
@@ -281,6 +286,61 @@ run supp double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
 printf 'exit-leak:rsyslog_*\n' >"$tmp/supp"
 run supp2 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
 [ "$(count supp2 double-close)" -eq 1 ] || fail "a rule of another kind suppressed"
+
+# The summary at exit: the counts of what was written and suppressed,
+# and where; none when nothing was written (all suppressed).
+has supp2 '^==[0-9]+==ERROR SUMMARY: ufd: 1 report \(double-close 1\), 0 suppressed; written to .*/supp2.rep$'
+printf 'use-after-close:*\n' >"$tmp/supp"
+run supp3 double-close UFD_MODE=all UFD_REPORT_LEAKS=1 UFD_SUPPRESS="$tmp/supp"
+has supp3 '^==[0-9]+==ERROR SUMMARY: ufd: 2 reports \(double-close 1, exit-leak 1\), 0 suppressed; '
+printf 'double-close:*\n' >"$tmp/supp"
+run supp4 double-close UFD_MODE=all UFD_REPORT_LEAKS=1 UFD_SUPPRESS="$tmp/supp"
+has supp4 '^==[0-9]+==ERROR SUMMARY: ufd: 1 report \(exit-leak 1\), 1 suppressed; '
+run supp5 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
+[ ! -s "$tmp/supp5.rep" ] || { cat "$tmp/supp5.rep"; fail "a summary where nothing was written"; }
+
+# Suppressions in Valgrind's format: frames from the top, the call's
+# name as frame 0 (Valgrind's stack starts in libc's close), "..." for
+# any frames, globs; blocks of other tools and their extra lines skipped.
+cat >"$tmp/supp" <<'EOF'
+# written for memcheck as well
+{
+   a-memcheck-one
+   Memcheck:Param
+   write(buf)
+   fun:write
+}
+{
+   rsyslog-double-close
+   CoreError:FdBadClose
+   fun:close
+   fun:rsyslog_close_*
+   fun:double_close
+}
+EOF
+run vsupp double-close UFD_MODE=all UFD_REPORT_LEAKS=1 UFD_SUPPRESS="$tmp/supp"
+[ "$(count vsupp double-close)" -eq 0 ] && [ "$(count vsupp exit-leak)" -eq 1 ] ||
+	{ cat "$tmp/vsupp.rep" "$tmp/vsupp.err"; fail "Valgrind-format suppression of the double close"; }
+[ ! -s "$tmp/vsupp.err" ] || { cat "$tmp/vsupp.err"; fail "Valgrind-format suppressions: a complaint"; }
+# The same frames one lower do not match: matching starts at frame 0.
+printf '{\n x\n CoreError:FdBadClose\n fun:rsyslog_close_*\n}\n' >"$tmp/supp"
+run vsupp2 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
+[ "$(count vsupp2 double-close)" -eq 1 ] || fail "Valgrind format: a block matched below frame 0"
+# "..." reaches down; obj: names the module; another kind does not.
+printf '{\n x\n CoreError:FdBadClose\n obj:*libc.so*\n ...\n fun:double_close\n}\n' >"$tmp/supp"
+run vsupp3 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
+[ "$(count vsupp3 double-close)" -eq 0 ] || fail "Valgrind format: ... and obj: did not match"
+printf '{\n x\n CoreError:FdNotClosed\n ...\n}\n{\n y\n CoreError:FdBadUse\n ...\n}\n' >"$tmp/supp"
+run vsupp4 double-close UFD_MODE=all UFD_REPORT_LEAKS=1 UFD_SUPPRESS="$tmp/supp"
+[ "$(count vsupp4 double-close)" -eq 1 ] && [ "$(count vsupp4 exit-leak)" -eq 0 ] ||
+	{ cat "$tmp/vsupp4.rep"; fail "Valgrind format: kinds (FdNotClosed suppresses leaks, FdBadUse no close)"; }
+# A malformed block and an unknown core kind are said, and skipped.
+printf '{\n x\n CoreError:FdNoSuchKind\n ...\n}\n{\n y\n CoreError:FdBadClose\n fun:close\n' >"$tmp/supp"
+run vsupp5 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
+[ "$(count vsupp5 double-close)" -eq 1 ] || fail "Valgrind format: a broken block suppressed"
+grep -q 'unknown CoreError kind "FdNoSuchKind"' "$tmp/vsupp5.err" &&
+	grep -q 'a block without its "}"' "$tmp/vsupp5.err" ||
+	{ cat "$tmp/vsupp5.err"; fail "Valgrind format: malformed blocks not said"; }
 
 # UFD_REPORT_EXITCODE: a process that reported exits with it; one that
 # did not (suppressed) keeps its status.

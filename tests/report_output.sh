@@ -43,6 +43,9 @@ check() {
 	done
 	grep -q "double close of descriptor [0-9]* (not open, was $tmp/file)\$" "$tmp/$1.rep" ||
 		{ cat "$tmp/$1.rep"; fail "$1: the double close does not say what the descriptor was"; }
+	# The summary at exit, written under the filter too, last.
+	tail -n 1 "$tmp/$1.rep" | grep -Eq "^==[0-9]+==ERROR SUMMARY: ufd: 3 reports \(double-close 1, use-after-close 1, exit-leak 1\), 0 suppressed; written to $2\$" ||
+		{ cat "$tmp/$1.rep"; fail "$1: no summary, or not the last line"; }
 }
 
 # 1. Every report, the program's status and output as without ufd.
@@ -54,13 +57,13 @@ for mode in transparent random all; do
 	[ "$status" -eq "$bare" ] || { cat "$tmp/f.err" "$tmp/f.rep"; fail "mode $mode, file: status $status (159 is SIGSYS: a system call the filter refused)"; }
 	cmp -s "$tmp/bare.out" "$tmp/f.out" || fail "mode $mode, file: output differs"
 	[ ! -s "$tmp/f.err" ] || { cat "$tmp/f.err"; fail "mode $mode, file: stderr not empty"; }
-	check f
+	check f "$tmp/f.rep"
 	env LD_PRELOAD="$pre" UFD_MODE=$mode UFD_REPORT=stderr UFD_REPORT_LEAKS=1 \
 		"$prog" "$tmp" >"$tmp/e.out" 2>"$tmp/e.rep"
 	status=$?
 	[ "$status" -eq "$bare" ] || { cat "$tmp/e.rep"; fail "mode $mode, stderr: status $status"; }
 	cmp -s "$tmp/bare.out" "$tmp/e.out" || fail "mode $mode, stderr: output differs"
-	check e
+	check e stderr
 done
 
 # Recording a descriptor made under the filter makes no system call
@@ -83,7 +86,7 @@ for mode in transparent all; do
 	status=$?
 	[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/s.out" && [ ! -s "$tmp/s.err" ] ||
 		{ cat "$tmp/s.err"; fail "mode $mode, sweep: status $status or output"; }
-	check s
+	check s "$tmp/s.rep"
 done
 
 # 2. Destinations that cannot take reports: one line, reports to stderr.
@@ -95,7 +98,7 @@ refused() { # DEST REGEX
 	[ "$(grep -c "^ufd: UFD_REPORT=" "$tmp/r.rep")" -eq 1 ] &&
 		grep -Eq "^ufd: UFD_REPORT=\"$1\": $2.*; reports go to stderr\$" "$tmp/r.rep" ||
 		{ cat "$tmp/r.rep"; fail "UFD_REPORT=$1: not refused in one line"; }
-	check r
+	check r stderr
 }
 refused /proc/version "is a control file of the kernel.* proc"
 for f in /sys/kernel/mm/transparent_hugepage/enabled /sys/kernel/uevent_seqnum \
@@ -116,7 +119,7 @@ dd iflag=nonblock <&3 >"$tmp/p.rep" 2>/dev/null
 exec 3<&-
 [ "$status" -eq "$bare" ] && [ ! -s "$tmp/p.err" ] ||
 	{ cat "$tmp/p.err"; fail "UFD_REPORT=FIFO: status $status"; }
-check p
+check p "$tmp/fifo"
 # A write that fails (files may not grow past 64 bytes: stderr is a pipe
 # here): said once.
 (env LD_PRELOAD="$pre" UFD_REPORT="$tmp/full.rep" UFD_REPORT_LEAKS=1 \
@@ -142,7 +145,11 @@ import json, sys
 raw = open(sys.argv[1], "rb").read()
 raw.decode("utf-8")  # strict: every line is UTF-8
 lines = raw.decode().splitlines()
-assert len(lines) == 3, lines
+assert len(lines) == 4, lines
+summary = json.loads(lines.pop())
+assert summary["ufd"] == "summary" and summary["reports"] == 3, summary
+assert summary["kinds"] == {"double-close": 1, "use-after-close": 1, "exit-leak": 1}, summary
+assert summary["destination"] == sys.argv[2] + "/j.rep", summary
 want = sys.argv[2] + "/x\n==1==ERROR: ufd: forged\x1b[2J\ufffd\u00e9"
 for l in lines:
     r = json.loads(l)
