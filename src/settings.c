@@ -11,6 +11,7 @@
  */
 #include "settings.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,13 +317,34 @@ UFD_STARTUP static void read_environment(void)
 	}
 }
 
+/*
+ * value, copied into buf (PATH_MAX bytes) if it fits, else value itself;
+ * NULL for NULL or "".  The settings that are read after start-up (the
+ * log's and the reports' destinations, named in each log line and in the
+ * summary at exit) must not point into the environment: programs that
+ * set their process title (PostgreSQL, nginx) write over its strings.
+ */
+UFD_STARTUP static const char *kept(const char *value, char *buf)
+{
+	size_t len;
+
+	if (!value || !*value)
+		return NULL;
+	len = strlen(value);
+	if (len >= PATH_MAX)
+		return value;
+	memcpy(buf, value, len + 1);
+	return buf;
+}
+
 UFD_STARTUP static void load_once(void)
 {
 	static const char *const zero_one[] = { "0", "1" };
 	static const char *const one_zero[] = { "1", "0" };
 	static const char *const modes[] = { "transparent", "all", "random" };
 	static const char *const formats[] = { "text", "json" };
-	const char *log, *report, *suppress;
+	static char log_path[PATH_MAX], report_path[PATH_MAX];
+	const char *suppress;
 	int mode;
 
 	read_environment();
@@ -331,15 +353,13 @@ UFD_STARTUP static void load_once(void)
 	if (!any_setting)
 		return;
 	secure_settings();
-	log = setting("UFD_LOG");
-	ufd_settings.log = log && *log ? log : NULL;
+	ufd_settings.log = kept(setting("UFD_LOG"), log_path);
 	ufd_settings.cloexec = choice("UFD_CLOEXEC", zero_one, 2);
 	mode = choice("UFD_MODE", modes, 3);
 	ufd_settings.mode_all = mode == 1;
 	ufd_settings.mode_random = mode == 2;
 	read_random_max();
-	report = setting("UFD_REPORT");
-	ufd_settings.report = report && *report ? report : NULL;
+	ufd_settings.report = kept(setting("UFD_REPORT"), report_path);
 	ufd_settings.report_json = choice("UFD_REPORT_FORMAT", formats, 2);
 	ufd_settings.report_leaks = choice("UFD_REPORT_LEAKS", zero_one, 2);
 	read_report_exitcode();

@@ -299,6 +299,28 @@ has supp4 '^==[0-9]+==ERROR SUMMARY: ufd: 1 report \(exit-leak 1\), 1 suppressed
 run supp5 double-close UFD_MODE=all UFD_SUPPRESS="$tmp/supp"
 [ ! -s "$tmp/supp5.rep" ] || { cat "$tmp/supp5.rep"; fail "a summary where nothing was written"; }
 
+# A program that writes over its environment strings, as those that set
+# their process title do (PostgreSQL, nginx): the summary still names
+# the destination, and UFD_LOG still finds its file (both kept at start).
+rm -f "$tmp/envc.rep" "$tmp/envc.log"
+env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
+	UFD_REPORT="$tmp/envc.rep" UFD_LOG="$tmp/envc.log" python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None)
+libc.getenv.restype = ctypes.c_void_p
+for name in ("UFD_REPORT", "UFD_LOG"):
+    ctypes.memset(libc.getenv(name.encode()), ord("x"), len(os.environ[name]))
+fd = os.open("/dev/null", os.O_RDONLY)
+os.close(fd)
+try:
+    os.close(fd)
+except OSError:
+    pass' || fail "environment overwritten: status $?"
+tail -n 1 "$tmp/envc.rep" | grep -q "ERROR SUMMARY: ufd: 1 report (double-close 1), 0 suppressed; written to $tmp/envc.rep\$" ||
+	{ cat "$tmp/envc.rep"; fail "environment overwritten: the summary does not name the destination"; }
+grep -q 'close.*26[0-9]\{7\}' "$tmp/envc.log" ||
+	{ cat "$tmp/envc.log"; fail "environment overwritten: no log line of the close after it"; }
+
 # Suppressions in Valgrind's format: frames from the top, the call's
 # name as frame 0 (Valgrind's stack starts in libc's close), "..." for
 # any frames, globs; blocks of other tools and their extra lines skipped.
