@@ -1,7 +1,8 @@
 #!/bin/sh
 # Description: the sanitizer on real programs doing healthy work: bash
 # with 200 process substitutions and its redirections, gcc and make -j2
-# with a jobserver, git init/commit/clone/gc, python's subprocess.  Each
+# with a jobserver, git init/commit/clone/gc, python's subprocess,
+# PostgreSQL with pgbench, sshd with a login, scp and sftp.  Each
 # runs as a user's CI would (ufd-run -m random, reports on, leaks at exit
 # reported); a correct program must give no report at all (but those
 # programs.supp lists, each true but meant, with its reason).  A program
@@ -21,7 +22,8 @@ check() {
 	name=$1
 	shift
 	mkdir -p "$tmp/$name"
-	(cd "$tmp/$name" && LD_PRELOAD=$preload_extra UFD_REPORT_LEAKS=1 UFD_SUPPRESS=$supp \
+	(cd "$tmp/$name" && ${as_user:+runuser -u "$as_user" --} env \
+		LD_PRELOAD="$preload_extra" UFD_REPORT_LEAKS=1 UFD_SUPPRESS="$supp" \
 		"$run" -m random -r "$tmp/$name.rep" -- "$@") >"$tmp/$name.out" 2>&1
 	status=$?
 	if [ "$status" -ne 0 ]; then
@@ -33,6 +35,8 @@ check() {
 		echo "FAIL $name: $n report(s); by kind and first frame of the program's:"
 		grep -o 'ERROR: ufd: [a-z-]*' "$tmp/$name.rep" | sort | uniq -c
 		grep -m 5 '^SUMMARY' "$tmp/$name.rep"
+		echo "the first report:"
+		sed -n '1,/^SUMMARY/p' "$tmp/$name.rep"
 		failed=$((failed + 1))
 	else
 		echo "ok   $name"
@@ -70,6 +74,67 @@ p = subprocess.Popen(["cat", "/dev/fd/%d" % r], pass_fds=[r], stdout=subprocess.
 os.close(r); os.write(w, b"x"); os.close(w); p.wait()
 with tempfile.TemporaryFile() as f:
     f.write(b"y")'
+
+# PostgreSQL: initdb, a server, pgbench's set-up and 200 transactions on 4
+# connections, a fast shutdown: forks, signalfd, epoll, latches, a WAL.
+# As the postgres user, which the package makes (postgres refuses root).
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | tail -n 1)
+if [ -n "$preload_extra" ]; then
+	echo "SKIP pgbench: not under $preload_extra (a server's dozens of processes each load the sanitizer runtime; checked in the plain build)"
+elif [ ! -x "$pgbin/postgres" ] || [ ! -x "$pgbin/pgbench" ]; then
+	echo "SKIP pgbench: postgresql is not installed"
+elif [ "$(id -u)" -ne 0 ] || ! id postgres >/dev/null 2>&1; then
+	echo "SKIP pgbench: needs root and a postgres user"
+else
+	chmod 755 "$tmp"
+	mkdir -p "$tmp/pgbench"
+	: >"$tmp/pgbench.rep"
+	chown postgres "$tmp/pgbench" "$tmp/pgbench.rep"
+	as_user=postgres check pgbench sh -c '
+		set -e
+		'"$pgbin"'/initdb -D db -A trust -U postgres >/dev/null
+		'"$pgbin"'/pg_ctl -D db -l log -w -o "-k $PWD -c listen_addresses= -p 5433" start >/dev/null
+		'"$pgbin"'/pgbench -h "$PWD" -p 5433 -U postgres -i -s 1 -q postgres 2>/dev/null
+		'"$pgbin"'/pgbench -h "$PWD" -p 5433 -U postgres -c 4 -j 2 -t 50 postgres >/dev/null
+		'"$pgbin"'/pg_ctl -D db -m fast -w stop >/dev/null'
+fi
+
+# OpenSSH: sshd on loopback (privilege separation, the sandboxed
+# pre-authentication child, its re-exec), a key login running a command,
+# scp and sftp through it.
+if [ -n "$preload_extra" ]; then
+	echo "SKIP sshd: not under $preload_extra (sshd's seccomp sandbox refuses the sanitizer runtime's own system calls; checked in the plain build)"
+elif ! [ -x /usr/sbin/sshd ] || ! have ssh "sshd"; then
+	echo "SKIP sshd: openssh-server or openssh-client is not installed"
+elif [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP sshd: needs root (sshd's privilege separation)"
+else
+	mkdir -p /run/sshd "$tmp/sshd"
+	d=$tmp/sshd
+	ssh-keygen -q -t ed25519 -N '' -f "$d/host" && ssh-keygen -q -t ed25519 -N '' -f "$d/id" &&
+		cp "$d/id.pub" "$d/authorized_keys"
+	port=$((20000 + $$ % 20000))
+	printf '%s\n' "Port $port" "ListenAddress 127.0.0.1" "HostKey $d/host" \
+		"AuthorizedKeysFile $d/authorized_keys" "PidFile $d/sshd.pid" \
+		"StrictModes no" "UsePAM no" "PermitRootLogin prohibit-password" \
+		"Subsystem sftp internal-sftp" >"$d/sshd_config"
+	check sshd sh -c '
+		d=$1 port=$2
+		/usr/sbin/sshd -D -e -f "$d/sshd_config" 2>"$d/sshd.log" &
+		pid=$!
+		i=0
+		while ! [ -s "$d/sshd.pid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+		o="-F /dev/null -i $d/id -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+		echo data >"$d/f"
+		ssh $o -p "$port" root@127.0.0.1 "cat $d/f" | grep -q data &&
+			scp -q $o -P "$port" "$d/f" root@127.0.0.1:"$d/g" && cmp "$d/f" "$d/g" &&
+			echo "get $d/g $d/h" | sftp -q $o -P "$port" root@127.0.0.1 >/dev/null &&
+			cmp "$d/f" "$d/h"
+		status=$?
+		kill "$pid"
+		wait "$pid"
+		exit $status' sh "$d" "$port"
+fi
 
 echo "$((ran - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
