@@ -991,8 +991,7 @@ void report_init(void)
 	fdname_init();
 	epoch_pid[0] = my_pid;
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
-	if (ufd_settings.suppress)
-		report_suppress_load(ufd_settings.suppress);
+	report_suppress_load(ufd_settings.suppress, ufd_settings.suppress_default);
 	stack_init();
 	p = ufd_sys_mmap(NULL, (size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec),
 			 PROT_READ | PROT_WRITE,

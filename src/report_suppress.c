@@ -267,22 +267,54 @@ static char *read_rules(const char *path)
 	return text;
 }
 
-void report_suppress_load(const char *path)
+/*
+ * The rules every run has unless UFD_SUPPRESS_DEFAULT=0, as Valgrind's
+ * default.supp: reports that random numbering provokes in widely used
+ * programs, whose code misbehaves under the lowest-number rule only in a
+ * corner no user meets.  Each with its reason.
+ */
+static const char default_rules[] =
+	/* dash (input.c, setinputfile) moves the descriptor of the script
+	 * it reads to 10 or above, with close-on-exec, only when open gave
+	 * it one below 10; one already at 10 or above (open's answer when
+	 * 0 to 9 are all taken, or a random number) keeps no close-on-exec,
+	 * and crosses every exec of the script's commands. */
+	"{\n"
+	"   dash-script-descriptor\n"
+	"   CoreError:FdNotClosed\n"
+	"   fun:open*\n"
+	"   obj:*/dash\n"
+	"}\n";
+
+/* Read the rules of text, a writable copy named name in messages. */
+static void load_text(const char *name, char *text)
 {
-	char *text = read_rules(path), *line;
+	char *line;
 	int lineno = 0, warned_src = 0;
+
+	while (text && (line = next_rule_line(&text, &lineno))) {
+		if (!strcmp(line, "{"))
+			load_block(name, &text, &lineno, &warned_src);
+		else
+			load_line(name, lineno, line);
+	}
+}
+
+void report_suppress_load(const char *path, int defaults)
+{
+	static char defaults_text[sizeof(default_rules)];
 	Dl_info info;
 
 	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
 								     "fnmatch");
 	if (fnmatch_fn && dladdr((void *)fnmatch_fn, &info) && info.dli_fname)
 		libc_path = info.dli_fname;
-	while (text && (line = next_rule_line(&text, &lineno))) {
-		if (!strcmp(line, "{"))
-			load_block(path, &text, &lineno, &warned_src);
-		else
-			load_line(path, lineno, line);
+	if (defaults) {
+		memcpy(defaults_text, default_rules, sizeof(default_rules));
+		load_text("(ufd's defaults)", defaults_text);
 	}
+	if (path)
+		load_text(path, read_rules(path));
 }
 
 /* ---- matching ---- */

@@ -31,12 +31,14 @@
 #include "stack.h"
 
 /*
- * Read the rules of the file at path, from report_init (before the
- * program runs; the file is read once and closed).  A line or block it
- * does not understand gets one message on stderr and is skipped.  Not
- * async-signal-safe.
+ * Read the rules: ufd's defaults if defaults (UFD_SUPPRESS_DEFAULT is not
+ * 0: reports that random numbering provokes in widely used programs, each
+ * with its reason in report_suppress.c), then those of the file at path
+ * if not NULL; from report_init (before the program runs; the file is
+ * read once and closed).  A line or block it does not understand gets
+ * one message on stderr and is skipped.  Not async-signal-safe.
  */
-void report_suppress_load(const char *path);
+void report_suppress_load(const char *path, int defaults);
 
 /*
  * Is a report of kind suppressed?  call is the name of the call the stack

@@ -23,7 +23,8 @@
 
 /* The defaults, which load_once leaves alone when no UFD_* variable is
  * set: each must be what load_once sets for an unset variable. */
-struct ufd_settings ufd_settings = { .inherit = 1, .report_exitcode = -1 };
+struct ufd_settings ufd_settings = { .inherit = 1, .report_exitcode = -1,
+				      .suppress_default = 1 };
 
 /* glibc's, declared only under _GNU_SOURCE. */
 char *secure_getenv(const char *name);
@@ -368,6 +369,7 @@ UFD_STARTUP static void load_once(void)
 	read_exclude();
 	read_seed();
 	ufd_settings.inherit = choice("UFD_INHERIT", one_zero, 2) == 0;
+	ufd_settings.suppress_default = choice("UFD_SUPPRESS_DEFAULT", one_zero, 2) == 0;
 	ufd_settings.check_resolve = choice("UFD_CHECK_RESOLVE", zero_one, 2);
 	ufd_settings.handoff = setting("UFD_HANDOFF");
 	ufd_settings.newfd_work = ufd_settings.cloexec || mode != 0 ||

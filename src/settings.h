@@ -30,6 +30,8 @@ struct ufd_settings {
 	int report_exitcode; /* UFD_REPORT_EXITCODE, or -1: exit status of a
 			      * process that reported anything */
 	const char *suppress; /* UFD_SUPPRESS: the suppressions file, or NULL */
+	int suppress_default; /* UFD_SUPPRESS_DEFAULT, 1 unless =0: ufd's own
+			       * suppressions too (report_suppress.c) */
 	int newfd_work;	     /* any setting above that concerns new
 			      * descriptors (UFD_CLOEXEC, UFD_MODE other than
 			      * transparent, UFD_REPORT): one load tells a
