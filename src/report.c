@@ -523,8 +523,10 @@ __attribute__((destructor)) static void report_at_exit(void)
 	if (!ufd_settings.report || !chunks)
 		return;
 	release_held(1, -1);
+	report_emit_exit(0);
 	if (ufd_settings.report_leaks)
 		report_leaks(REPORT_EXIT_LEAK, UFD_CALL_close, exit_leak, NULL);
+	report_emit_exit(1);
 	if (report_emit_reported() &&
 	    ufd_settings.report_exitcode >= 0) {
 		if (fflush_fn)
@@ -545,6 +547,7 @@ void report_init(void)
 	my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	fdname_init();
 	epoch_pid[0] = my_pid;
+	report_emit_init();
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	if (ufd_settings.suppress)
 		report_suppress_load(ufd_settings.suppress);

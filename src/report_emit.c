@@ -11,6 +11,7 @@
 #include "report_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@
 #include "report_suppress.h"
 #include "settings.h"
 #include "stack.h"
+#include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
 
@@ -141,6 +143,8 @@ static void o_text_stack(const struct sym_stack *s)
 			o_text(y->name);
 			o_str("+");
 			o_hex(y->name_off);
+			if (!y->exact)
+				o_str(" (nearest exported symbol)");
 		}
 		if (y->module[0]) {
 			o_str(" (");
@@ -169,10 +173,21 @@ static void o_json_stack(const struct sym_stack *s)
 		o_json(y->module);
 		o_str(",\"module_offset\":\"");
 		o_hex(y->module_off);
-		o_str("\"}");
+		o_str(y->name[0] && !y->exact ? "\",\"nearest_exported\":true}" : "\"}");
 	}
 	o_str("]");
 }
+
+/* One line of a text report that ufd-symbolize, which adds source lines
+ * and true names, replaces: how to get them. */
+#ifdef UFD_HAVE_SYMBOLIZER
+#define SOURCE_LINES_HINT \
+	"  (no source lines yet: ufd-run adds them, or pipe this through ufd-symbolize)\n"
+#else
+#define SOURCE_LINES_HINT \
+	"  (no source lines: ufd-symbolize needs elfutils' libdw; install libdw-dev " \
+	"and rebuild ufd)\n"
+#endif
 
 static const char *const kind_words[REPORT_NKINDS] = {
 	"double close of descriptor ",
@@ -247,6 +262,222 @@ static void o_parts(const struct report *r, const struct sym_stack *call,
 		       r->rec.made_epoch, made);
 }
 
+/* ---- Valgrind's XML (UFD_REPORT_FORMAT=xml) ---- */
+
+/*
+ * One document per process, as Valgrind writes it (protocol version 6,
+ * 3.27.1's): its head with the first report, an <error> per report, its
+ * end at exit.  Each piece is one write, and each carries a comment
+ * "<!-- ufd pid N -->" after its first line, so that ufd-symbolize can
+ * give each process of a shared destination its own document.  A frame
+ * carries a comment with its offset in its object, which ufd-symbolize
+ * reads to add dir, file and line.  xml_* are the lock's, but for the
+ * process's parent (report_emit_init, the fork child).
+ */
+static int xml_head_done, xml_finished;
+static uint32_t xml_errors;	/* <unique> of the next one */
+static uint32_t xml_counts[1024]; /* reports merged into each <unique> */
+static uint32_t xml_ppid;
+static char xml_exe[256];
+
+/* s escaped for XML character data (report text first, so no control
+ * character nor invalid UTF-8 is left). */
+static void o_xml(const char *s)
+{
+	char t[1024];
+	size_t n = escape_text(t, sizeof(t) - 1, s);
+
+	for (size_t i = 0; i < n; i++)
+		switch (t[i]) {
+		case '&': o_str("&amp;"); break;
+		case '<': o_str("&lt;"); break;
+		case '>': o_str("&gt;"); break;
+		case '"': o_str("&quot;"); break;
+		case '\'': o_str("&apos;"); break;
+		default: o_mem(&t[i], 1);
+		}
+}
+
+static void o_xml_pid(void)
+{
+	o_str("<!-- ufd pid ");
+	o_num(my_pid);
+	o_str(" -->\n");
+}
+
+static void o_xml_head(void)
+{
+	o_str("<?xml version=\"1.0\"?>\n");
+	o_xml_pid();
+	o_str("\n<valgrindoutput>\n\n<protocolversion>6</protocolversion>\n"
+	      "<protocoltool>none</protocoltool>\n\n<preamble>\n"
+	      "  <line>ufd, the descriptor sanitizer (UFD_REPORT); Valgrind's format</line>\n"
+	      "  <line>Command: ");
+	o_xml(xml_exe);
+	o_str("</line>\n</preamble>\n\n<pid>");
+	o_num(my_pid);
+	o_str("</pid>\n<ppid>");
+	o_num(xml_ppid);
+	o_str("</ppid>\n<tool>none</tool>\n\n<args>\n  <vargv>\n    <exe>libufd.so</exe>\n"
+	      "  </vargv>\n  <argv>\n    <exe>");
+	o_xml(xml_exe);
+	o_str("</exe>\n  </argv>\n</args>\n\n<status>\n  <state>RUNNING</state>\n"
+	      "  <time>00:00:00:00.000 </time>\n</status>\n\n");
+}
+
+static void o_xml_stack(const char *auxwhat, uint8_t ep, const struct sym_stack *s)
+{
+	if (auxwhat) {
+		o_str("  <auxwhat>");
+		o_str(auxwhat); /* Valgrind's words: tools may match them */
+		if (ep != epoch) {
+			o_str(" in process ");
+			o_num(epoch_pid[ep]);
+			o_str(", before a fork");
+		}
+		o_str("</auxwhat>\n");
+	}
+	o_str("  <stack>\n");
+	for (int i = 0; i < s->n; i++) {
+		const struct stack_symbol *y = &s->sym[i];
+
+		o_str("    <frame>\n      <ip>");
+		o_hex(s->pc[i]);
+		o_str("</ip>\n");
+		if (y->module[0]) {
+			o_str("      <obj>");
+			o_xml(y->module);
+			o_str("</obj>\n      <!-- ufd offset ");
+			o_hex(y->module_off);
+			o_str(" -->\n");
+		}
+		if (y->name[0]) {
+			o_str("      <fn>");
+			o_xml(y->name);
+			o_str(y->exact ? "" : " (nearest exported symbol)");
+			o_str("</fn>\n");
+		}
+		o_str("    </frame>\n");
+	}
+	o_str("  </stack>\n");
+}
+
+/* Report r as an <error>: Valgrind's kinds FdBadClose, FdBadUse and
+ * FdNotClosed, ufd's kind in <what> for those Valgrind has not. */
+static void o_xml_report(const struct report *r, const char *target,
+			 const struct sym_stack *call, const struct sym_stack *closed,
+			 const struct sym_stack *made)
+{
+	static const char *const kinds[REPORT_NKINDS] = {
+		"FdBadClose", "FdBadUse", "FdBadClose", "FdBadUse",
+		"FdNotClosed", "FdNotClosed",
+	};
+	int first = 1;
+
+	if (!xml_head_done)
+		o_xml_head();
+	else
+		o_xml_pid();
+	xml_head_done = 1;
+	if (xml_errors < sizeof(xml_counts) / sizeof(xml_counts[0]))
+		xml_counts[xml_errors] = 1 + r->more;
+	o_str("<error>\n  <unique>");
+	o_hex(xml_errors++);
+	o_str("</unique>\n  <tid>");
+	o_num(r->tid);
+	o_str("</tid>\n  <kind>");
+	o_str(kinds[r->kind]);
+	o_str("</kind>\n  <fd>");
+	o_num((unsigned long)r->fd);
+	o_str("</fd>\n");
+	if (target[0]) {
+		o_str("  <path>");
+		o_xml(target);
+		o_str("</path>\n");
+	}
+	o_str("  <what>");
+	if (r->kind == REPORT_DOUBLE_CLOSE || r->kind == REPORT_EXIT_LEAK) {
+		o_str(r->kind == REPORT_EXIT_LEAK ? "Open file descriptor " : "File descriptor ");
+		o_num((unsigned long)r->fd);
+		if (target[0]) {
+			o_str(": ");
+			o_xml(target);
+		}
+		o_str(r->kind == REPORT_EXIT_LEAK ? "" : " is already closed");
+	} else if (r->kind == REPORT_USE_AFTER_CLOSE) {
+		o_str("File descriptor ");
+		o_num((unsigned long)r->fd);
+		o_str(" was closed already");
+	} else {
+		o_str("ufd: ");
+		o_str(report_kind_name[r->kind]);
+		o_str(": ");
+		o_str(kind_words[r->kind]);
+		if (r->what) {
+			o_xml(r->what);
+			o_str(" ");
+		}
+		o_num((unsigned long)r->fd);
+	}
+	if (r->more) {
+		o_str(", and ");
+		o_num(r->more);
+		o_str(" more like it");
+	}
+	o_str("</what>\n");
+	if (r->kind != REPORT_EXIT_LEAK) {
+		o_xml_stack(NULL, epoch, call);
+		first = 0;
+	}
+	if (r->with_closed)
+		o_xml_stack("Previously closed", r->rec.closed_epoch, closed);
+	if (r->rec.made_tid)
+		o_xml_stack(first ? NULL : "Originally opened", r->rec.made_epoch, made);
+	o_str("</error>\n\n");
+}
+
+void report_emit_init(void)
+{
+	long n;
+
+	if (!ufd_settings.report_xml)
+		return;
+	xml_ppid = (uint32_t)ufd_sys6(SYS_getppid, 0, 0, 0, 0, 0, 0);
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)xml_exe,
+		     sizeof(xml_exe) - 1, 0, 0);
+	xml_exe[n > 0 ? n : 0] = 0;
+}
+
+void report_emit_exit(int after_leaks)
+{
+	if (!ufd_settings.report_xml || !xml_head_done || lock_reports() < 0)
+		return;
+	out_len = 0;
+	if (!xml_finished) {
+		o_xml_pid();
+		o_str("<status>\n  <state>FINISHED</state>\n"
+		      "  <time>00:00:00:00.000 </time>\n</status>\n\n");
+		xml_finished = 1;
+	}
+	if (after_leaks) {
+		if (!out_len)
+			o_xml_pid();
+		o_str("<errorcounts>\n");
+		for (uint32_t i = xml_errors; i-- > 0;) {
+			if (i >= sizeof(xml_counts) / sizeof(xml_counts[0]))
+				continue;
+			o_str("  <pair>\n    <count>");
+			o_num(xml_counts[i]);
+			o_str("</count>\n    <unique>");
+			o_hex(i);
+			o_str("</unique>\n  </pair>\n");
+		}
+		o_str("</errorcounts>\n\n</valgrindoutput>\n\n");
+	}
+	report_out_write(out, out_len);
+	unlock_reports();
+}
+
 static void emit(const struct report *r)
 {
 	struct sym_stack *call = &stacks[0], *closed = &stacks[1], *made = &stacks[2];
@@ -274,7 +505,9 @@ static void emit(const struct report *r)
 	for (int i = 0; i < (leak ? made : call)->n && !fn[0]; i++)
 		fn = (leak ? made : call)->sym[i].name;
 	out_len = 0;
-	if (ufd_settings.report_json) {
+	if (ufd_settings.report_xml) {
+		o_xml_report(r, target, call, closed, made);
+	} else if (ufd_settings.report_json) {
 		o_str("{\"ufd\":\"report\",\"kind\":\"");
 		o_str(report_kind_name[r->kind]);
 		o_str("\",\"pid\":");
@@ -320,6 +553,7 @@ static void emit(const struct report *r)
 		}
 		o_str("\n");
 		o_parts(r, call, closed, made);
+		o_str(SOURCE_LINES_HINT);
 		o_str("SUMMARY: ufd: ");
 		o_str(report_kind_name[r->kind]);
 		o_str(" of descriptor ");
@@ -403,6 +637,10 @@ UFD_FORK void report_emit_fork_child(void)
 	if (owner != gettid_raw())
 		owner = 0;
 	held_state = HELD_NONE; /* the held report is the parent's to write */
+	/* A new process: its own XML document, whose parent is the forker. */
+	xml_ppid = epoch ? epoch_pid[epoch - 1] : xml_ppid;
+	xml_head_done = xml_finished = 0;
+	xml_errors = 0;
 }
 
 int report_emit_reported(void)
@@ -422,9 +660,4 @@ void report_send(const struct report *r, uint32_t need)
 	else
 		emit(r);
 	errno = saved;
-}
-
-void report_emit_exit(int after_leaks)
-{
-	(void)after_leaks;
 }

@@ -70,6 +70,11 @@ void report_emit_fork_child(void);
 /* Was any report written (UFD_REPORT_EXITCODE)?  Lock-free. */
 int report_emit_reported(void);
 
+/* From report_init (the constructor), UFD_REPORT_FORMAT=xml: what the
+ * XML document's head says (parent, program), read now, not at report
+ * time.  Not async-signal-safe. */
+void report_emit_init(void);
+
 /* At exit, before the leaks and after them (UFD_REPORT_FORMAT=xml: the
  * document's closing status and counts).  Not async-signal-safe. */
 void report_emit_exit(int after_leaks);

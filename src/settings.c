@@ -321,7 +321,7 @@ UFD_STARTUP static void load_once(void)
 	static const char *const zero_one[] = { "0", "1" };
 	static const char *const one_zero[] = { "1", "0" };
 	static const char *const modes[] = { "transparent", "all", "random" };
-	static const char *const formats[] = { "text", "json" };
+	static const char *const formats[] = { "text", "json", "xml" };
 	const char *log, *report, *suppress;
 	int mode;
 
@@ -340,7 +340,9 @@ UFD_STARTUP static void load_once(void)
 	read_random_max();
 	report = setting("UFD_REPORT");
 	ufd_settings.report = report && *report ? report : NULL;
-	ufd_settings.report_json = choice("UFD_REPORT_FORMAT", formats, 2);
+	mode = choice("UFD_REPORT_FORMAT", formats, 3);
+	ufd_settings.report_json = mode == 1;
+	ufd_settings.report_xml = mode == 2;
 	ufd_settings.report_leaks = choice("UFD_REPORT_LEAKS", zero_one, 2);
 	read_report_exitcode();
 	suppress = setting("UFD_SUPPRESS");
