@@ -18,8 +18,9 @@
  *   ufd-symbolize [FILE]           FILE (or stdin) to stdout
  *   ufd-symbolize -i FILE          FILE rewritten in place
  *   ufd-symbolize -o OUT [FILE]    to OUT
- *   ufd-symbolize --follow FILE    FILE as it grows, to stdout, until
- *                                  SIGUSR1 or SIGTERM (then the rest)
+ *   ufd-symbolize --follow FILE DONE
+ *                                  FILE as it grows, to stdout, until a
+ *                                  file DONE exists (then the rest)
  *
  * XML: each process's document goes on its own (the pieces of several
  * processes sharing a destination are told apart by their pid comment):
@@ -31,7 +32,6 @@
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +94,16 @@ static void copy(char *dst, size_t cap, const char *s)
 	snprintf(dst, cap, "%s", s ? s : "");
 }
 
+/* file (a line table's name) into dst, joined to the compilation's
+ * directory dir when it is relative, as addr2line shows it. */
+static void copy_path(char *dst, size_t cap, const char *dir, const char *file)
+{
+	if (file && file[0] != '/' && dir && dir[0])
+		snprintf(dst, cap, "%s/%s", dir, file);
+	else
+		copy(dst, cap, file);
+}
+
 /*
  * The frames at return address `off` (an offset in the module at path,
  * as the report gives it: the file's virtual address), innermost first:
@@ -109,6 +119,8 @@ static int lookup(const char *path, unsigned long off, struct frame *out)
 	const char *symname, *file = NULL;
 	Dwarf_Die *cu, *scopes = NULL;
 	Dwfl_Line *l;
+	Dwarf_Attribute cd;
+	const char *comp_dir = NULL;
 	int line = 0, n = 0, nscopes;
 
 	if (!mod || !off || !dwfl_module_getelf(mod, &bias))
@@ -118,6 +130,8 @@ static int lookup(const char *path, unsigned long off, struct frame *out)
 	if ((l = dwfl_module_getsrc(mod, addr)))
 		file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 	cu = dwfl_module_addrdie(mod, addr, &cu_bias);
+	if (cu)
+		comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &cd));
 	nscopes = cu ? dwarf_getscopes(cu, addr - cu_bias, &scopes) : 0;
 	for (int i = 0; i < nscopes && n < MAX_INLINE - 1; i++) {
 		Dwarf_Die *s = &scopes[i];
@@ -132,7 +146,7 @@ static int lookup(const char *path, unsigned long off, struct frame *out)
 		if (tag != DW_TAG_inlined_subroutine)
 			continue;
 		copy(out[n].name, sizeof(out[n].name), dwarf_diename(s));
-		copy(out[n].file, sizeof(out[n].file), file);
+		copy_path(out[n].file, sizeof(out[n].file), comp_dir, file);
 		out[n].line = line;
 		out[n].inlined = 1;
 		n++;
@@ -150,7 +164,7 @@ static int lookup(const char *path, unsigned long off, struct frame *out)
 		return 0;
 	copy(out[n].name, sizeof(out[n].name), symname ? symname : "??");
 	out[n].name[strcspn(out[n].name, "@")] = 0; /* no symbol version */
-	copy(out[n].file, sizeof(out[n].file), file);
+	copy_path(out[n].file, sizeof(out[n].file), comp_dir, file);
 	out[n].line = line;
 	out[n].name_off = (unsigned long)sym_off + 1;
 	out[n].inlined = 0;
@@ -582,23 +596,15 @@ static void one_line(const char *line)
 		text_line(line);
 }
 
-static volatile sig_atomic_t stop;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-/* Each whole line of fd, until its end (follow: until stop, then its
- * end). */
-static void read_all(int fd, int follow)
+/* Each whole line of fd, until its end (follow: until the file at
+ * follow exists, then its end). */
+static void read_all(int fd, const char *follow)
 {
 	static char buf[1 << 16];
 	size_t have = 0;
 
 	for (;;) {
-		int last = follow && stop;
+		int last = follow && !access(follow, F_OK);
 		ssize_t r = read(fd, buf + have, sizeof(buf) - 1 - have);
 		char *s, *nl;
 
@@ -670,7 +676,7 @@ static void usage(void)
 {
 	fputs("usage: ufd-symbolize [-o OUT] [FILE]\n"
 	      "       ufd-symbolize -i FILE\n"
-	      "       ufd-symbolize --follow FILE   (until SIGUSR1 or SIGTERM)\n"
+	      "       ufd-symbolize --follow FILE DONE   (until file DONE exists)\n"
 	      "Adds source lines, inlined frames and true names to ufd's reports\n"
 	      "(UFD_REPORT, text, JSON or XML); see ufd(7).\n",
 	      stderr);
@@ -681,15 +687,18 @@ int main(int argc, char **argv)
 {
 	const char *in_path = NULL, *out_path = NULL;
 	char tmp[4200];
-	int in_place = 0, follow = 0, fd = 0, rc;
+	const char *follow = NULL;
+	int in_place = 0, fd = 0, rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out_path = argv[++i];
 		else if (!strcmp(argv[i], "-i"))
 			in_place = 1;
-		else if (!strcmp(argv[i], "--follow"))
-			follow = 1;
+		else if (!strcmp(argv[i], "--follow") && i + 2 < argc) {
+			in_path = argv[++i];
+			follow = argv[++i];
+		}
 		else if (argv[i][0] == '-' && argv[i][1])
 			usage();
 		else if (!in_path)
@@ -711,10 +720,6 @@ int main(int argc, char **argv)
 	if (!out) {
 		perror(out_path);
 		return 1;
-	}
-	if (follow) {
-		signal(SIGUSR1, on_stop);
-		signal(SIGTERM, on_stop);
 	}
 	read_all(fd, follow);
 	rc = write_docs(in_place ? in_path : out_path);
