@@ -323,7 +323,7 @@ UFD_STARTUP static void load_once(void)
 	static const char *const modes[] = { "transparent", "all", "random" };
 	static const char *const formats[] = { "text", "json", "xml" };
 	const char *log, *report, *suppress;
-	int mode;
+	int mode, format;
 
 	read_environment();
 	/* Without any UFD_* variable every field keeps its default, the
@@ -340,9 +340,9 @@ UFD_STARTUP static void load_once(void)
 	read_random_max();
 	report = setting("UFD_REPORT");
 	ufd_settings.report = report && *report ? report : NULL;
-	mode = choice("UFD_REPORT_FORMAT", formats, 3);
-	ufd_settings.report_json = mode == 1;
-	ufd_settings.report_xml = mode == 2;
+	format = choice("UFD_REPORT_FORMAT", formats, 3);
+	ufd_settings.report_json = format == 1;
+	ufd_settings.report_xml = format == 2;
 	ufd_settings.report_leaks = choice("UFD_REPORT_LEAKS", zero_one, 2);
 	read_report_exitcode();
 	suppress = setting("UFD_SUPPRESS");
