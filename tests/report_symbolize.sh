@@ -36,6 +36,11 @@ check_text() { # FILE
 check_text "$tmp/e.rep"
 grep -q "^SUMMARY: ufd: double-close of descriptor [0-9]* in release [^ ]*report_inline\.c:$bug\$" "$tmp/e.rep" ||
 	{ cat "$tmp/e.rep"; fail "the SUMMARY line does not name the bug's line"; }
+# --sanitize's exit status comes through the launcher, which waits.
+"$run" --sanitize -- "$prog" 2>"$tmp/s.rep"
+status=$?
+[ "$status" -eq 23 ] || { cat "$tmp/s.rep"; fail "--sanitize: status $status, not 23"; }
+check_text "$tmp/s.rep"
 "$run" -r "$tmp/f.rep" -- "$prog" || fail "to a file: status $?"
 check_text "$tmp/f.rep"
 UFD_REPORT_FORMAT=json "$run" -r "$tmp/j.rep" -- "$prog" || fail "JSON: status $?"

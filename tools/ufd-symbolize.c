@@ -253,6 +253,8 @@ static int text_frame(const char *line)
 
 	if (sscanf(p, "%d %31s%n", &num, pc, &len) != 2 || strncmp(pc, "0x", 2))
 		return 0;
+	if (num == 0)
+		delta = 0;
 	end = line + strlen(line);
 	if (end == line || end[-1] != ')' )
 		return 0;
@@ -288,8 +290,6 @@ static int text_frame(const char *line)
 	n = lookup(module, strtoul(modoff, NULL, 16), f);
 	if (!n)
 		return 0;
-	if (num == 0)
-		delta = 0;
 	for (int i = 0; i < n; i++)
 		text_frame_out(num + delta + i, pc, &f[i], module, modoff);
 	if (!summary_fn[0] && name[0]) {
@@ -317,6 +317,15 @@ static void text_line(const char *line)
 		return; /* the hint this program answers */
 	if (!strncmp(line, "    #", 5) && text_frame(line))
 		return;
+	if (!strncmp(line, "    #", 5) && delta) { /* renumbered after inlined ones */
+		char *end;
+		long num = strtol(line + 5, &end, 10);
+
+		if (end != line + 5) {
+			putf("    #%ld%s\n", num + delta, end);
+			return;
+		}
+	}
 	if (!strncmp(line, "SUMMARY: ufd: ", 14) && summary_at[0] &&
 	    (in = strstr(line, " in ")) && !strcmp(in + 4, summary_fn)) {
 		put(line, (size_t)(in + 4 - line));
