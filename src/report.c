@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE 1
 #include "report.h"
+#include "report_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,7 +27,6 @@
 #include "report_group.h"
 #include "report_probe.h"
 #include "report_suppress.h"
-#include "report_summary.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -39,18 +39,6 @@ const char *const report_kind_name[REPORT_NKINDS] = {
 };
 
 /* ---- records ---- */
-
-enum { REC_UNKNOWN, REC_OPEN, REC_CLOSED };
-
-struct fdrec {
-	uint32_t made_stack, closed_stack; /* depot ids, 0 for none */
-	uint32_t made_tid, closed_tid;
-	uint16_t made_call, closed_call;
-	uint8_t state;	 /* REC_* */
-	uint8_t inherit; /* the program means it to cross an exec */
-	uint32_t name;	 /* what it refers to (fdname.h), 0: not known */
-	uint8_t made_epoch, closed_epoch; /* the process's when made, closed */
-};
 
 /* Numbers are below 2^31: 2^19 chunks of 4096 records, each mapped on its
  * first record, the table of chunks mapped (untouched) at start-up. */
@@ -112,7 +100,7 @@ static struct fdrec *rec_of(int fd, int make)
  * at its first record.
  */
 static __thread uint32_t my_tid __attribute__((tls_model("initial-exec")));
-static uint32_t my_pid;
+uint32_t my_pid;
 
 /*
  * A fork child starts with its parent's records, which are the parent's
@@ -123,8 +111,8 @@ static uint32_t my_pid;
  * byte: 256 nested forks wrap it, and an ancestor's record looks the
  * process's own.)
  */
-static uint8_t epoch;
-static uint32_t epoch_pid[256];
+uint8_t epoch;
+uint32_t epoch_pid[256];
 
 /* Did this process close fd (the record p), and not its parent? */
 static int closed_here(struct fdrec *p)
@@ -132,7 +120,7 @@ static int closed_here(struct fdrec *p)
 	return GET(p->state) == REC_CLOSED && GET(p->closed_epoch) == epoch;
 }
 
-static uint32_t gettid_raw(void)
+uint32_t gettid_raw(void)
 {
 	if (__builtin_expect(!my_tid, 0))
 		my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -173,42 +161,6 @@ static int open_now(int fd)
 	return p && GET(p->state) == REC_OPEN && !vfd_is_backing(fd);
 }
 
-/* ---- the output ---- */
-
-static int reported; /* a report was written: UFD_REPORT_EXITCODE */
-
-/* Reports are written one at a time: owner is the writing thread's id. */
-static uint32_t owner;
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
-static int lock_reports(void)
-{
-	uint32_t me = gettid_raw(), free_ = 0;
-
-	if (__atomic_load_n(&owner, __ATOMIC_RELAXED) == me)
-		return -1; /* a handler inside this thread's report: dropped */
-	while (!__atomic_compare_exchange_n(&owner, &free_, me, 0, __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED)) {
-		free_ = 0;
-		cpu_relax(); /* no system call: see my_tid */
-	}
-	return 0;
-}
-
-static void unlock_reports(void)
-{
-	__atomic_store_n(&owner, 0, __ATOMIC_RELEASE);
-}
-
-static void drop_held(void);
 
 /* The fork child has only the forking thread: a lock held by another is
  * no one's there.  Its epoch begins (once: _Fork and fork's handler). */
@@ -216,132 +168,11 @@ UFD_FORK void report_fork_child(void)
 {
 	/* The child's one thread has the process's id. */
 	my_tid = my_pid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
-	if (owner != my_tid)
-		owner = 0;
 	if (epoch_pid[epoch] != my_pid) {
 		epoch++;
 		epoch_pid[epoch] = my_pid;
 	}
-	drop_held();
-	report_summary_fork_child();
-}
-
-#define OUT_MAX 65536
-static char out[OUT_MAX]; /* the report being written; the lock held */
-static size_t out_len;
-
-static void o_mem(const char *s, size_t n)
-{
-	if (n > OUT_MAX - 1 - out_len)
-		n = OUT_MAX - 1 - out_len;
-	memcpy(out + out_len, s, n);
-	out_len += n;
-}
-
-static void o_str(const char *s)
-{
-	o_mem(s, strlen(s));
-}
-
-static void o_num(unsigned long n)
-{
-	char d[24];
-
-	o_mem(d, (size_t)(ufd_put_decimal(d, n) - d));
-}
-
-static void o_hex(uintptr_t n)
-{
-	char d[2 + 2 * sizeof(n)], *p = d + sizeof(d);
-
-	do
-		*--p = "0123456789abcdef"[n & 15];
-	while (n >>= 4);
-	*--p = 'x';
-	*--p = '0';
-	o_mem(p, (size_t)(d + sizeof(d) - p));
-}
-
-/* s as report text, escaped (escape.h). */
-static void o_text(const char *s)
-{
-	out_len += escape_text(out + out_len, OUT_MAX - 1 - out_len, s);
-}
-
-/* s as a JSON string, quotes included (escape.h). */
-static void o_json(const char *s)
-{
-	o_str("\"");
-	out_len += escape_json(out + out_len, OUT_MAX - 1 - out_len, s);
-	o_str("\"");
-}
-
-/* ---- stacks, symbolized ---- */
-
-struct sym_stack {
-	int n;
-	uintptr_t pc[STACK_FRAMES];
-	struct stack_symbol sym[STACK_FRAMES];
-};
-
-/* Three stacks at most per report (the call's, the close's, the
- * making's); the lock held. */
-static struct sym_stack stacks[3];
-
-static void symbolize(uint32_t id, struct sym_stack *s)
-{
-	s->n = stack_frames(id, s->pc, STACK_FRAMES);
-	for (int i = 0; i < s->n; i++)
-		stack_symbolize(s->pc[i], &s->sym[i]);
-}
-
-static void o_text_stack(const struct sym_stack *s)
-{
-	if (!s->n)
-		o_str("    (no stack)\n");
-	for (int i = 0; i < s->n; i++) {
-		const struct stack_symbol *y = &s->sym[i];
-
-		o_str("    #");
-		o_num((unsigned long)i);
-		o_str(" ");
-		o_hex(s->pc[i]);
-		if (y->name[0]) {
-			o_str(" in ");
-			o_text(y->name);
-			o_str("+");
-			o_hex(y->name_off);
-		}
-		if (y->module[0]) {
-			o_str(" (");
-			o_text(y->module);
-			o_str("+");
-			o_hex(y->module_off);
-			o_str(")");
-		}
-		o_str("\n");
-	}
-}
-
-static void o_json_stack(const struct sym_stack *s)
-{
-	o_str("[");
-	for (int i = 0; i < s->n; i++) {
-		const struct stack_symbol *y = &s->sym[i];
-
-		o_str(i ? ",{\"pc\":\"" : "{\"pc\":\"");
-		o_hex(s->pc[i]);
-		o_str("\",\"function\":");
-		o_json(y->name);
-		o_str(",\"function_offset\":");
-		o_num(y->name_off);
-		o_str(",\"module\":");
-		o_json(y->module);
-		o_str(",\"module_offset\":\"");
-		o_hex(y->module_off);
-		o_str("\"}");
-	}
-	o_str("]");
+	report_emit_fork_child();
 }
 
 /* Looked up when reports are turned on, not imported (stack.c says
@@ -349,252 +180,6 @@ static void o_json_stack(const struct sym_stack *s)
 static int (*fflush_fn)(FILE *);
 
 /* ---- reports ---- */
-
-/* One report: kind on fd by call, from the stack `stack`; rec is fd's
- * record as it was before the call; with_closed: show its close. */
-struct report {
-	enum report_kind kind;
-	int fd;
-	enum ufd_call call;
-	uint32_t stack, tid;
-	struct fdrec rec;
-	int with_closed;
-	const char *what; /* a word more for close-not-owned */
-	uint32_t more; /* merged: as many more of this kind and making stack */
-};
-
-static const char *const kind_words[REPORT_NKINDS] = {
-	"double close of descriptor ",
-	"use after close of descriptor ",
-	"close of a descriptor that is not the program's: ",
-	"descriptor past FD_SETSIZE (1024), in no fd_set: ",
-	"leak across exec: not close-on-exec and never meant to be inherited: descriptor ",
-	"leak at exit: still open: descriptor ",
-};
-
-/* What fd refers to, as its record says (fdname.h: named when it was
- * made, kept when it is closed), "" if not known.  For one of ufd's
- * backing descriptors, what the virtual descriptor it backs refers to.
- * No system call. */
-static const char *refers_to(const struct report *r)
-{
-	int of = r->fd >= 0 && !vfd_in_space(r->fd) ? vfd_owner(r->fd) : -1;
-
-	return fdname_text(of >= 0 ? report_name_of(of) : r->rec.name);
-}
-
-static const char *call_name(enum ufd_call call)
-{
-	return call < UFD_NCALLS ? ufd_call_name(call)
-	       : call == REPORT_CALL_NONSEQFD ? "nonseqfd" : "?";
-}
-
-/* One part of a report: in text "  TITLE by CALL in thread TID:" and the
- * stack's lines; in JSON ,"KEY":{"call":"CALL","thread":TID,"stack":[...]}.
- * Done in epoch ep before this one: the thread was an ancestor's, named
- * (" of process PID, before a fork"; "process":PID). */
-static void o_part(const char *key, const char *title, enum ufd_call call,
-		   uint32_t tid, uint8_t ep, const struct sym_stack *s)
-{
-	int json = ufd_settings.report_json;
-
-	o_str(json ? ",\"" : "  ");
-	o_str(json ? key : title);
-	o_str(json ? "\":{\"call\":\"" : " by ");
-	o_str(call_name(call));
-	o_str(json ? "\",\"thread\":" : " in thread ");
-	o_num(tid);
-	if (ep != epoch) {
-		o_str(json ? ",\"process\":" : " of process ");
-		o_num(epoch_pid[ep]);
-		o_str(json ? "" : ", before a fork");
-	}
-	if (json) {
-		o_str(",\"stack\":");
-		o_json_stack(s);
-		o_str("}");
-	} else {
-		o_str(":\n");
-		o_text_stack(s);
-	}
-}
-
-/* The call's, the close's and the making's parts of report r. */
-static void o_parts(const struct report *r, const struct sym_stack *call,
-		    const struct sym_stack *closed, const struct sym_stack *made)
-{
-	if (r->kind != REPORT_EXIT_LEAK)
-		o_part("call", r->kind == REPORT_EXEC_LEAK ? "crossing" : "call",
-		       r->call, r->tid, epoch, call);
-	if (r->with_closed)
-		o_part("closed",
-		       r->kind == REPORT_DOUBLE_CLOSE ? "first closed" : "closed",
-		       r->rec.closed_call, r->rec.closed_tid, r->rec.closed_epoch,
-		       closed);
-	if (r->rec.made_tid) /* made while recording */
-		o_part("made", "made", r->rec.made_call, r->rec.made_tid,
-		       r->rec.made_epoch, made);
-}
-
-static void emit(const struct report *r)
-{
-	struct sym_stack *call = &stacks[0], *closed = &stacks[1], *made = &stacks[2];
-	int leak = r->kind == REPORT_EXEC_LEAK || r->kind == REPORT_EXIT_LEAK;
-	/* Reports of these kinds are of a number the kernel said EBADF for
-	 * (or would: a close of a closed one). */
-	int closed_now = r->kind == REPORT_DOUBLE_CLOSE || r->kind == REPORT_USE_AFTER_CLOSE;
-	const char *target;
-	const char *fn;
-
-	if (lock_reports() < 0)
-		return;
-	symbolize(r->stack, call);
-	symbolize(r->with_closed ? r->rec.closed_stack : 0, closed);
-	symbolize(r->rec.made_tid ? r->rec.made_stack : 0, made);
-	if (report_suppressed(r->kind,
-			      call_name(leak ? r->rec.made_call : r->call),
-			      (leak ? made : call)->sym, (leak ? made : call)->n)) {
-		report_summary_count(r->kind, 1);
-		unlock_reports();
-		return;
-	}
-	report_summary_count(r->kind, 0);
-	__atomic_store_n(&reported, 1, __ATOMIC_RELAXED);
-	target = refers_to(r);
-	fn = "";
-	for (int i = 0; i < (leak ? made : call)->n && !fn[0]; i++)
-		fn = (leak ? made : call)->sym[i].name;
-	out_len = 0;
-	if (ufd_settings.report_json) {
-		o_str("{\"ufd\":\"report\",\"kind\":\"");
-		o_str(report_kind_name[r->kind]);
-		o_str("\",\"pid\":");
-		o_num(my_pid);
-		o_str(",\"fd\":");
-		o_num((unsigned long)r->fd);
-		o_str(closed_now ? ",\"open\":false" : ",\"open\":true");
-		o_str(",\"refers_to\":");
-		o_json(target);
-		if (r->what) {
-			o_str(",\"what\":");
-			o_json(r->what);
-		}
-		if (r->more) {
-			o_str(",\"more\":");
-			o_num(r->more);
-		}
-		o_parts(r, call, closed, made);
-		o_str("}\n");
-	} else {
-		o_str("==");
-		o_num(my_pid);
-		o_str("==ERROR: ufd: ");
-		o_str(report_kind_name[r->kind]);
-		o_str(": ");
-		o_str(kind_words[r->kind]);
-		if (r->what) {
-			o_str(r->what);
-			o_str(" ");
-		}
-		o_num((unsigned long)r->fd);
-		/* "(NAME)", "(not open)", "(not open, was NAME)". */
-		if (closed_now || target[0]) {
-			o_str(closed_now ? " (not open" : " (");
-			o_str(closed_now && target[0] ? ", was " : "");
-			o_text(target);
-			o_str(")");
-		}
-		if (r->more) {
-			o_str(", and ");
-			o_num(r->more);
-			o_str(" more like it");
-		}
-		o_str("\n");
-		o_parts(r, call, closed, made);
-		o_str("SUMMARY: ufd: ");
-		o_str(report_kind_name[r->kind]);
-		o_str(" of descriptor ");
-		o_num((unsigned long)r->fd);
-		o_str(" in ");
-		o_text(fn[0] ? fn : "??");
-		o_str("\n\n");
-	}
-	report_out_write(out, out_len);
-	unlock_reports();
-}
-
-/*
- * A double close held back.  A close that fails on a number the program
- * closed is a double close, unless it is one of a loop that closes every
- * number of a range (a daemon's or a fork child's close-all loop), which
- * meets the program's closed numbers too: a close in a run of LOOP_RUN or
- * more closes of consecutive ascending numbers by one thread.  The closes
- * before it tell (report_closing's run); for the first ones of a loop,
- * only the next closes of the same thread can: the report is held until
- * they come (the run reaches LOOP_RUN: dropped) or another close or
- * recorded call of its thread does (written), or an exec or the exit
- * (written); a fork child drops its parent's.  Two double closes of
- * neighbours in a run are one report.  held_state guards held, held_next
- * and held_need: a thread (or a signal handler) that does not move it from
- * HELD_NONE or HELD_READY to HELD_BUSY does not touch them.
- */
-#define LOOP_RUN 3
-enum { HELD_NONE, HELD_BUSY, HELD_READY };
-static int held_state;
-static struct report held;
-static int held_next;	   /* the number that continues its run */
-static uint32_t held_need; /* closes more that make the run a loop */
-
-/* Hold r, whose run is need closes short of a loop, if nothing is held
- * (else write it: two threads' loops at once are not told apart). */
-static void hold(const struct report *r, uint32_t need)
-{
-	int none = HELD_NONE;
-
-	if (!__atomic_compare_exchange_n(&held_state, &none, HELD_BUSY, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-		emit(r);
-		return;
-	}
-	held = *r;
-	held_next = r->fd + 1;
-	held_need = need;
-	__atomic_store_n(&held_state, HELD_READY, __ATOMIC_RELEASE);
-}
-
-/* The held report, if this thread's (or any thread's, with any): written;
- * if next_fd (the number this thread now closes, else -1) continues its
- * run, still held, or dropped when the run is a loop, and 1 returned.
- * Saves errno. */
-static int release_held(int any, int next_fd)
-{
-	int ready = HELD_READY, saved;
-	struct report r;
-
-	if (__atomic_load_n(&held_state, __ATOMIC_ACQUIRE) != HELD_READY ||
-	    (!any && held.tid != gettid_raw()) ||
-	    !__atomic_compare_exchange_n(&held_state, &ready, HELD_BUSY, 0,
-					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-		return 0;
-	if (!any && next_fd >= 0 && next_fd == held_next) {
-		held_next++;
-		__atomic_store_n(&held_state, --held_need ? HELD_READY : HELD_NONE,
-				 __ATOMIC_RELEASE);
-		return 1;
-	}
-	r = held;
-	__atomic_store_n(&held_state, HELD_NONE, __ATOMIC_RELEASE);
-	saved = errno;
-	emit(&r);
-	errno = saved;
-	return 0;
-}
-
-/* In a fork child: the held report is the parent's to write. */
-UFD_FORK static void drop_held(void)
-{
-	held_state = HELD_NONE;
-}
 
 /* A report of kind on fd by call (stack) in this thread, fd's record as
  * it is now. */
@@ -606,20 +191,6 @@ static struct report report_new(enum report_kind kind, int fd, enum ufd_call cal
 		.tid = gettid_raw(), .rec = rec_copy(fd),
 		.with_closed = with_closed, .what = what,
 	};
-}
-
-/* Write r after this thread's held report; with need, hold r instead
- * (hold).  Saves errno. */
-static void report_send(const struct report *r, uint32_t need)
-{
-	int saved = errno;
-
-	release_held(0, -1);
-	if (need)
-		hold(r, need);
-	else
-		emit(r);
-	errno = saved;
 }
 
 static void report(enum report_kind kind, int fd, enum ufd_call call,
@@ -939,25 +510,11 @@ static int exit_leak(int fd, void *ctx)
 	return fd > 2 && GET(rec_of(fd, 0)->made_epoch) == epoch && open_now(fd);
 }
 
-/* The summary (report_summary.h), if this process reported. */
-static void write_summary(void)
-{
-	static char line[PATH_MAX + 512];
-	size_t n;
-
-	if (lock_reports() < 0)
-		return;
-	n = report_summary_format(line, sizeof(line), my_pid, ufd_settings.report_json,
-				  report_out_fd() >= 0 ? ufd_settings.report : "stderr");
-	if (n)
-		report_out_write(line, n);
-	unlock_reports();
-}
-
 /*
  * At exit, as libufd's destructor (the program's own destructors and
  * atexit handlers have run, the standard streams are still open): the
- * leaks, the summary, then UFD_REPORT_EXITCODE, after flushing the streams, which
+ * leaks, the summary (XML: the document's end), then
+ * UFD_REPORT_EXITCODE, after flushing the streams, which
  * exit would have flushed next.  _exit skips this.
  */
 __attribute__((destructor)) static void report_at_exit(void)
@@ -967,10 +524,11 @@ __attribute__((destructor)) static void report_at_exit(void)
 	if (!ufd_settings.report || !chunks)
 		return;
 	release_held(1, -1);
+	report_emit_exit(0);
 	if (ufd_settings.report_leaks)
 		report_leaks(REPORT_EXIT_LEAK, UFD_CALL_close, exit_leak, NULL);
-	write_summary();
-	if (__atomic_load_n(&reported, __ATOMIC_RELAXED) &&
+	report_emit_exit(1);
+	if (report_emit_reported() &&
 	    ufd_settings.report_exitcode >= 0) {
 		if (fflush_fn)
 			fflush_fn(NULL);
@@ -990,6 +548,7 @@ void report_init(void)
 	my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
 	fdname_init();
 	epoch_pid[0] = my_pid;
+	report_emit_init();
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	report_suppress_load(ufd_settings.suppress, ufd_settings.suppress_default);
 	stack_init();

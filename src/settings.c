@@ -343,10 +343,10 @@ UFD_STARTUP static void load_once(void)
 	static const char *const zero_one[] = { "0", "1" };
 	static const char *const one_zero[] = { "1", "0" };
 	static const char *const modes[] = { "transparent", "all", "random" };
-	static const char *const formats[] = { "text", "json" };
+	static const char *const formats[] = { "text", "json", "xml" };
 	static char log_path[PATH_MAX], report_path[PATH_MAX];
 	const char *suppress;
-	int mode;
+	int mode, format;
 
 	read_environment();
 	/* Without any UFD_* variable every field keeps its default, the
@@ -361,7 +361,9 @@ UFD_STARTUP static void load_once(void)
 	ufd_settings.mode_random = mode == 2;
 	read_random_max();
 	ufd_settings.report = kept(setting("UFD_REPORT"), report_path);
-	ufd_settings.report_json = choice("UFD_REPORT_FORMAT", formats, 2);
+	format = choice("UFD_REPORT_FORMAT", formats, 3);
+	ufd_settings.report_json = format == 1;
+	ufd_settings.report_xml = format == 2;
 	ufd_settings.report_leaks = choice("UFD_REPORT_LEAKS", zero_one, 2);
 	read_report_exitcode();
 	suppress = setting("UFD_SUPPRESS");

@@ -26,6 +26,7 @@ struct ufd_settings {
 	const char *report;  /* UFD_REPORT: "stderr", a file's path, or NULL
 			      * (no reports) */
 	int report_json;     /* UFD_REPORT_FORMAT=json: one object a line */
+	int report_xml;	     /* UFD_REPORT_FORMAT=xml: Valgrind's XML */
 	int report_leaks;    /* UFD_REPORT_LEAKS=1: descriptors open at exit */
 	int report_exitcode; /* UFD_REPORT_EXITCODE, or -1: exit status of a
 			      * process that reported anything */

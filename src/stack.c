@@ -380,10 +380,15 @@ static void elf_nearest(const struct elf_file *f, uintptr_t addr,
 		if (!best || y->st_value > best->st_value)
 			best = y;
 	}
-	if (!best || (s->name[0] && addr - best->st_value >= s->name_off))
-		return; /* dladdr's is as near (s->name_off is from addr too) */
-	snprintf(s->name, sizeof(s->name), "%s", f->strs + best->st_name);
-	s->name_off = addr - best->st_value;
+	if (!best || (s->name[0] && addr - best->st_value > s->name_off))
+		return; /* dladdr's is nearer (s->name_off is from addr too) */
+	if (!s->name[0] || addr - best->st_value < s->name_off) {
+		snprintf(s->name, sizeof(s->name), "%s", f->strs + best->st_name);
+		s->name_off = addr - best->st_value;
+	}
+	/* Past the symbol's end: a static function the table lacks (a
+	 * stripped library's .dynsym), named by the exported one below. */
+	s->exact = addr - best->st_value < best->st_size;
 }
 
 int stack_symbolize(uintptr_t pc, struct stack_symbol *s)

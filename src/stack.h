@@ -51,6 +51,8 @@ struct stack_symbol {
 	uintptr_t module_off; /* pc's offset from the module's start */
 	char name[128];      /* the nearest function, or "" */
 	uintptr_t name_off;  /* pc's offset from that function */
+	int exact;           /* pc is inside that symbol (its size says so);
+			      * 0: only the nearest exported one is known */
 };
 
 /*

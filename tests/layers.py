@@ -41,7 +41,7 @@ LAYERS = [
       "fdname.c", "exec_names.h", "exec_names.c", "report_probe.h",
       "report_probe.c", "report_group.h", "report_group.c",
       "report_suppress.h", "report_suppress.c", "report_summary.h",
-      "report_summary.c"]),
+      "report_summary.c", "report_internal.h", "report_emit.c"]),
     ("newfd", "what happens to a descriptor a call has just made",
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",

@@ -4,7 +4,7 @@
 #  1. A program under a seccomp filter that allows only write, close and
 #     exit (tests/report_sandbox.c) double-closes, uses after close and
 #     leaks at exit: under ufd, in every mode and with reports to a file
-#     or to stderr, in text and JSON, it gets the three reports and exits
+#     or to stderr, in text, JSON and XML, it gets the three reports and exits
 #     as it does without ufd (no SIGSYS: no system call but write).
 #  2. A destination that cannot take reports (/proc and /sys files, a
 #     device that is no terminal, a directory, a FIFO without a reader)
@@ -155,5 +155,19 @@ for l in lines:
     r = json.loads(l)
     assert r["refers_to"] == want, (r["refers_to"], want)
 assert [json.loads(l)["open"] for l in lines] == [False, False, True], lines
+PY
+# Valgrind's XML (UFD_REPORT_FORMAT=xml) under the filter, with the
+# crafted name: the program as without ufd, a document that parses, the
+# three errors, the name escaped.
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/x.rep" UFD_REPORT_LEAKS=1 UFD_REPORT_FORMAT=xml \
+	"$prog" "$tmp" "$name" >/dev/null 2>&1 || fail "crafted name, XML: status $?"
+python3 - "$tmp/x.rep" "$tmp" <<'PY' || { cat "$tmp/x.rep"; fail "XML: does not parse, or the errors or the name are wrong"; }
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+kinds = [e.findtext("kind") for e in root.iter("error")]
+assert kinds == ["FdBadClose", "FdBadUse", "FdNotClosed"], kinds
+want = sys.argv[2] + "/x\\n==1==ERROR: ufd: forged\\x1b[2J\\xff\u00e9"
+for e in root.iter("error"):
+    assert e.findtext("path") == want, (e.findtext("path"), want)
 PY
 echo "PASS: reports under a seccomp filter, refused destinations, escaped names"

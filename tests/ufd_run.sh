@@ -10,6 +10,10 @@
 set -u
 run=$1 bash=$2 cc=$3
 . "$(dirname "$0")/lib.sh"
+# Reports as the processes write them: the launcher's symbolizing (a
+# quarter of a second a run, for libc's debug file) is
+# tests/report_symbolize.sh's to test.
+export UFD_SYMBOLIZE=0
 under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 
 "$run" --help | grep -q "usage: ufd-run" || fail "--help"
