@@ -37,7 +37,7 @@
  * only (vfd_shared_child's callers).
  */
 struct vfd_lock_line {
-	uint32_t word;	       /* vfd_table.c's table lock */
+	uint32_t word;	       /* vfd_lock.c's table lock */
 	unsigned shared_clones;
 } __attribute__((aligned(64)));
 extern struct vfd_lock_line vfd_lock_line __attribute__((visibility("hidden")));

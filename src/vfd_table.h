@@ -387,7 +387,7 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * vfd_real_close: the application's close(fd): vfd_real_closing's check,
  * then the kernel's close (close_fn's, 0 or -errno, if not NULL: a
  * preload's after ufd, which saw fd made), while no backing descriptor is
- * being made or closed outside the table lock (vfd_table.c, "backing
+ * being made or closed outside the table lock (vfd_internal.h, "backing
  * descriptors made and closed outside the lock"), which it waits for,
  * taking no lock.
  *
