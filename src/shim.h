@@ -403,7 +403,7 @@ int ufd_chain_close_range(unsigned first, unsigned last, unsigned flags);
  *     bpf's copy written back with ufd_sys_write_self;
  *   read() of a signalfd: the records the kernel has just written;
  *   exec, spawn, system, popen: the environment, with ufd_sys_read_self
- *     (shim_exec.c);
+ *     (shim_exec.c, shim_spawn.c);
  *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just
  *     written;
  *   the mode strings of fopen, freopen, fdopen, and the first character

@@ -20,7 +20,7 @@
 
 /* ---- vfork (vfd_table.h) ---- */
 
-/* vfd_table.h.  Written by the wrapper's child path (shim_exec.c's vfork). */
+/* vfd_table.h.  Written by the wrapper's child path (shim_vfork.c's vfork). */
 int vfd_vfork_child;
 
 int vfd_vfork_allowed(void)

@@ -226,7 +226,7 @@ void vfd_start(void);
 
 /*
  * The fork handlers vfd_start registers, for a fork that runs none (glibc's
- * _Fork: shim_exec.c): before it, in the forking thread, vfd_fork_prepare
+ * _Fork: shim_vfork.c): before it, in the forking thread, vfd_fork_prepare
  * (with threads: waits for the makers under way and takes the table lock,
  * unless this thread holds it); after it, vfd_fork_parent in the parent or
  * vfd_fork_child in the child (the lock afresh, the close-on-fork
