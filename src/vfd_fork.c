@@ -17,6 +17,7 @@
 #include "settings.h"
 #include "sys.h"
 #include "vfd_shared.h"
+#include "vfd_table.h"
 
 /* ---- vfork (vfd_table.h) ---- */
 

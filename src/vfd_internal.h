@@ -17,7 +17,7 @@
 #include "log.h"
 #include "sys.h"
 #include "vfd_shared.h"
-#include "vfd_table.h"
+#include "vfd_slot.h"
 
 /* Close-on-fork marks of real descriptors: slot fd holds VFD_BUSY | flags
  * while marked, VFD_MARK_CLEARED once a lock-free clear has unmarked it. */

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "sys.h"
 #include "vfd_shared.h"
+#include "vfd_table.h"
 
 /* The lock word's line also holds vfd_shared.h's count of clones, read
  * on the paths that take the lock and by every fork child, which reads

@@ -13,6 +13,7 @@
 
 #include "sys.h"
 #include "vfd_shared.h"
+#include "vfd_table.h"
 
 /* The first open virtual descriptor after `after` whose VFD_HIDDEN flag
  * is `hidden`, or -1. */

@@ -18,6 +18,7 @@
 #include "placement.h"
 #include "sys.h"
 #include "vfd_shared.h"
+#include "vfd_table.h"
 
 /* ---- real descriptors ---- */
 

@@ -38,6 +38,7 @@
 #include "settings.h"
 #include "sys.h"
 #include "vfd_shared.h"
+#include "vfd_table.h"
 
 /* At a multiple of 64 bytes, as fdmap.h asks, so that its hot line is
  * its own. */
@@ -548,6 +549,17 @@ int vfd_close(int vfd)
 int vfd_forget(int vfd)
 {
 	return release_vfd(vfd, 0);
+}
+
+/* vfd_shared.h: a CLONE_FILES child closed the backing descriptor of vfd. */
+int vfd_shared_gone_slow(int vfd)
+{
+	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
+
+	if (!v || ufd_sys_fcntl((int)(v >> VFD_REAL_SHIFT), F_GETFD, 0) != -EBADF)
+		return 0;
+	vfd_forget(vfd);
+	return -EBADF;
 }
 
 
