@@ -49,6 +49,7 @@
 #include "text.h"
 #include "vfd_internal.h"
 #include "vfd_shared.h"
+#include "vfd_table.h"
 
 #define HANDOFF_NAME "UFD_HANDOFF="
 

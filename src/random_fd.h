@@ -46,7 +46,7 @@
 void random_fd_init(void);
 
 /* random_fd_init's fork handler, in a fork child (also _Fork's, which runs
- * no atfork handler: shim_exec.c): draws apart from the parent.
+ * no atfork handler: shim_vfork.c): draws apart from the parent.
  * Async-signal-safe. */
 void random_fd_fork_child(void);
 

@@ -61,7 +61,7 @@ extern const char *const report_kind_name[REPORT_NKINDS];
 void report_init(void);
 
 /* report_init's fork handler, in a fork child (also _Fork's, which runs
- * no atfork handler: shim_exec.c): a lock another thread held is let go,
+ * no atfork handler: shim_vfork.c): a lock another thread held is let go,
  * and the records become the parent's history (made or closed before the
  * fork: no double close, use after close or leak of this process).
  * Async-signal-safe. */

@@ -4,8 +4,9 @@
  * the real functions, their resolution, and every wrapper that only has to
  * translate descriptor arguments.  The wrappers that do more are written
  * by hand, each in the shim file of its calls.def family (shim_fd.c,
- * shim_msg.c, shim_stream.c, shim_exec.c, shim_path.c, shim_limits.c,
- * shim_signal.c, shim_syscall.c).
+ * shim_msg.c, shim_poll.c, shim_stream.c, shim_exec.c, shim_spawn.c,
+ * shim_vfork.c, shim_path.c, shim_limits.c, shim_signal.c,
+ * shim_syscall.c).
  *
  * The cost on the hot path is the budget: a call on a real descriptor does
  * one range test and one jump through the real function's pointer.  There

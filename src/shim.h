@@ -144,7 +144,7 @@ void ufd_report_shim_init(void);
 
 /*
  * The sanitizer's look at select's and pselect's sets (call), for the
- * wrappers' refusals (shim_msg.c) and the checking functions; only under
+ * wrappers' refusals (shim_poll.c) and the checking functions; only under
  * UFD_REPORT.  The sets are read without faulting.
  * ufd_report_select_wide: nfds past FD_SETSIZE: an fd-set-overflow
  * report of the highest descriptor set at or past FD_SETSIZE (nfds - 1
@@ -317,7 +317,7 @@ long ufd_syscall_inside(long number, long a[6]);
  * select() and pselect() on sets of nfds descriptors: 0 if the kernel may
  * be asked, or -EBADF when nfds reaches the virtual descriptors (reported
  * as call under UFD_REPORT) or a set names a backing descriptor.  Reads
- * the sets without faulting.  shim_msg.c.
+ * the sets without faulting.  shim_poll.c.
  */
 int ufd_select_check(enum ufd_call call, int nfds, fd_set *r, fd_set *w, fd_set *e);
 
@@ -403,7 +403,7 @@ int ufd_chain_close_range(unsigned first, unsigned last, unsigned flags);
  *     bpf's copy written back with ufd_sys_write_self;
  *   read() of a signalfd: the records the kernel has just written;
  *   exec, spawn, system, popen: the environment, with ufd_sys_read_self
- *     (shim_exec.c);
+ *     (shim_exec.c, shim_spawn.c);
  *   pipe, pipe2, socketpair, getrlimit, prlimit: what the kernel has just
  *     written;
  *   the mode strings of fopen, freopen, fdopen, and the first character

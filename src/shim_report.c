@@ -312,7 +312,7 @@ void ufd_report_select_ebadf(enum ufd_call call, int nfds, fd_set *r, fd_set *w,
 /* Past FD_SETSIZE: reported, then called as asked (glibc's fd_set macros
  * have written past the sets already).  EBADF: the closed descriptors in
  * the sets.  (nfds reaching virtual numbers, and sets naming backing
- * descriptors, are refused before, by the wrappers: shim_msg.c.) */
+ * descriptors, are refused before, by the wrappers: shim_poll.c.) */
 static int (*prev_select)(int, fd_set *, fd_set *, fd_set *, struct timeval *);
 static int (*prev_pselect)(int, fd_set *, fd_set *, fd_set *,
 			   const struct timespec *, const sigset_t *);
@@ -353,7 +353,7 @@ static int check_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
  * After a poll that found something: POLLNVAL for a number the program
  * closed is a use after close (report_ebadf).  Not on the first try of
  * an array that names an open virtual descriptor: the wrapper makes the
- * call again on a translated copy (shim_msg.c), looked at here then; the
+ * call again on a translated copy (shim_poll.c), looked at here then; the
  * copy names none.  The kernel has just written the array's revents.
  */
 static void poll_nval(const struct pollfd *fds, nfds_t n, enum ufd_call call)

@@ -377,7 +377,7 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		if ((int)a[0] == PR_SET_MM && a[1] == PR_SET_MM_EXE_FILE)
 			a[2] = vfd_translate((int)a[2]);
 		break;
-	/* Descriptor sets: refused as select() refuses them (shim_msg.c). */
+	/* Descriptor sets: refused as select() refuses them (shim_poll.c). */
 #ifdef UFD_NR_select
 	case UFD_NR_select:
 #endif

@@ -10,7 +10,6 @@
 #include <sys/prctl.h>
 
 #include "sys.h"
-#include "vfd_table.h"
 
 void *vfd_shared_tid_address(void)
 {
@@ -63,14 +62,4 @@ void vfd_shared_files_note(uint64_t flags)
 	if ((flags & CLONE_FILES) && !(flags & CLONE_VM) &&
 	    !__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED))
 		__atomic_store_n(&vfd_files_shared, 1, __ATOMIC_RELAXED);
-}
-
-int vfd_shared_gone_slow(int vfd)
-{
-	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
-
-	if (!v || ufd_sys_fcntl((int)(v >> VFD_REAL_SHIFT), F_GETFD, 0) != -EBADF)
-		return 0;
-	vfd_forget(vfd);
-	return -EBADF;
 }

@@ -10,7 +10,8 @@
  * child must never take a lock its parent needs (an exec with it held
  * leaves it held in the parent for ever) nor write the parent's table
  * (its descriptors are its own kernel table's, or the parent's too).
- * ufd's own vfork child (vfd_table.h) is one of them, known by a flag.
+ * ufd's own vfork child (vfd_table.h) is one of them, known by a flag
+ * (vfd_in_vfork_child, below).
  * The others are known by the kernel's answer to
  * prctl(PR_GET_TID_ADDRESS): glibc gives every thread it makes, the main
  * thread and a fork child's a clear_child_tid address (its struct
@@ -28,6 +29,27 @@
 #include <stdint.h>
 
 /*
+ * ufd's own vfork child (vfd_table.h's vfork functions, vfd_fork.c):
+ *
+ * vfd_vfork_child: set to 1 by the vfork wrapper's child path, before the
+ * child runs any code of its caller's, and cleared by vfd_vfork_end in the
+ * parent once the child has exec'd or exited.  A flag the child raises
+ * rather than a comparison of pids: no getpid per question, and a handler
+ * of the parent's own thread run between begin and the system call (a
+ * synchronous signal) still sees 0.
+ *
+ * vfd_in_vfork_child: is the caller a vfork child sharing its parent's
+ * memory?  One load; async-signal-safe.  Always inline: sigaction asks it
+ * before a sanitizer's runtime is ready, from uninstrumented code, which
+ * an out-of-line copy would not be.
+ */
+extern int vfd_vfork_child __attribute__((visibility("hidden")));
+static inline __attribute__((always_inline)) int vfd_in_vfork_child(void)
+{
+	return __builtin_expect(__atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED), 0);
+}
+
+/*
  * Children sharing the memory that this process made through libc
  * (clone(), syscall(SYS_clone or SYS_clone3)) and that may still run: the
  * paths that make and close virtual descriptors ask vfd_shared_child only
@@ -37,7 +59,7 @@
  * only (vfd_shared_child's callers).
  */
 struct vfd_lock_line {
-	uint32_t word;	       /* vfd_table.c's table lock */
+	uint32_t word;	       /* vfd_lock.c's table lock */
 	unsigned shared_clones;
 } __attribute__((aligned(64)));
 extern struct vfd_lock_line vfd_lock_line __attribute__((visibility("hidden")));

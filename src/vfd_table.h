@@ -21,36 +21,8 @@
 #include "placement.h"
 #include "revmap.h"
 #include "ufd.h"
-
-/* Per-descriptor flags, stored in the low bits of a slot value. */
-#define VFD_CLOEXEC 0x1U
-#define VFD_CLOFORK 0x2U
-#define VFD_HIDDEN  0x4U
-#define VFD_FLAGS   (VFD_CLOEXEC | VFD_CLOFORK | VFD_HIDDEN)
-
-/*
- * A slot value: the backing descriptor in bits 4..31, the flags in bits
- * 0..2, and VFD_BUSY while the descriptor is open.  A slot holding a value
- * without VFD_BUSY is a descriptor closed from a signal handler that
- * interrupted a change to the table, waiting for that change to finish
- * before its slot is freed (see vfd_close); lookups treat it as closed.
- * Backing descriptors must stay below 2^28, which the kernel's nr_open
- * (2^20 by default) guarantees unless raised beyond that.
- */
-#define VFD_BUSY       0x8U
-#define VFD_REAL_SHIFT 4
-#define VFD_REAL_MAX   ((1 << 28) - 1)
-
-/* The map of this process.  Exposed only for the inline lookups below. */
-extern struct fdmap vfd_map __attribute__((visibility("hidden")));
-
-/*
- * The reverse map: number r holds (virtual descriptor - FD_UNSEQ_BASE + 1)
- * when real descriptor r backs that virtual descriptor, 0 otherwise.  A
- * revmap (revmap.h): it costs only the pages that backing descriptors
- * fall in.
- */
-extern struct revmap vfd_backing_map __attribute__((visibility("hidden")));
+#include "vfd_shared.h"
+#include "vfd_slot.h"
 
 /* Is fd a number in the virtual space (open or not)? */
 static inline int vfd_in_space(int fd)
@@ -226,7 +198,7 @@ void vfd_start(void);
 
 /*
  * The fork handlers vfd_start registers, for a fork that runs none (glibc's
- * _Fork: shim_exec.c): before it, in the forking thread, vfd_fork_prepare
+ * _Fork: shim_vfork.c): before it, in the forking thread, vfd_fork_prepare
  * (with threads: waits for the makers under way and takes the table lock,
  * unless this thread holds it); after it, vfd_fork_parent in the parent or
  * vfd_fork_child in the child (the lock afresh, the close-on-fork
@@ -264,27 +236,12 @@ void vfd_fork_child(void);
  * inside another vfork's begin and end.  Async-signal-safe, lock-free, no
  * system call.
  *
- * vfd_vfork_child: set to 1 by the vfork wrapper's child path, before the
- * child runs any code of its caller's, and cleared by vfd_vfork_end in the
- * parent once the child has exec'd or exited.  A flag the child raises
- * rather than a comparison of pids: no getpid per question, and a handler
- * of the parent's own thread run between begin and the system call (a
- * synchronous signal) still sees 0.
- *
- * vfd_in_vfork_child: is the caller a vfork child sharing its parent's
- * memory?  One load; async-signal-safe.  Always inline: sigaction asks it
- * before a sanitizer's runtime is ready, from uninstrumented code, which
- * an out-of-line copy would not be.
+ * vfd_vfork_child and vfd_in_vfork_child, the flag a vfork child raises:
+ * vfd_shared.h.
  */
-extern int vfd_vfork_child __attribute__((visibility("hidden")));
 int vfd_vfork_allowed(void);
 int vfd_vfork_begin(void);
 void vfd_vfork_end(void);
-
-static inline __attribute__((always_inline)) int vfd_in_vfork_child(void)
-{
-	return __builtin_expect(__atomic_load_n(&vfd_vfork_child, __ATOMIC_RELAXED), 0);
-}
 
 /*
  * Create a virtual descriptor duplicating real descriptor real_fd, placed
@@ -387,7 +344,7 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags);
  * vfd_real_close: the application's close(fd): vfd_real_closing's check,
  * then the kernel's close (close_fn's, 0 or -errno, if not NULL: a
  * preload's after ufd, which saw fd made), while no backing descriptor is
- * being made or closed outside the table lock (vfd_table.c, "backing
+ * being made or closed outside the table lock (vfd_internal.h, "backing
  * descriptors made and closed outside the lock"), which it waits for,
  * taking no lock.
  *

@@ -10,7 +10,10 @@ Every file of src/ belongs to one layer of LAYERS below (HACKING.md says
 what each is for).  The check fails if a file is in no layer, opens with no
 comment naming its job, includes a header of a higher layer, includes a
 layer's private header (*_internal.h) from another layer, or if the
-includes form a cycle.  Given BUILD_DIR, it also reads the compiled
+includes form a cycle: among files, or among modules (a module is the
+files of one name, foo.c, foo.h, foo.def: foo.c including bar.h and
+bar.h or bar.c including foo.h is a cycle of foo and bar, though no file
+includes itself).  Given BUILD_DIR, it also reads the compiled
 objects with nm and fails if a function or variable of a higher layer is
 used: a declaration put in the wrong header would pass the include check.
 Exits 0 or 1, printing the layers and what is wrong.
@@ -34,7 +37,8 @@ LAYERS = [
     ("placement", "where backing descriptors live; the kernel's limit",
      ["placement.h", "placement.c"]),
     ("table", "the virtual descriptor table, its lock, fork, the hand-off",
-     ["vfd_table.h", "vfd_internal.h", "vfd_table.c", "vfd_shared.h",
+     ["vfd_slot.h", "vfd_table.h", "vfd_internal.h", "vfd_table.c", "vfd_lock.c",
+      "vfd_fork.c", "vfd_real.c", "vfd_range.c", "vfd_shared.h",
       "vfd_shared.c", "handoff.h", "handoff.c"]),
     ("report", "the sanitizer's records of descriptors and its reports",
      ["report.h", "report.c", "report_out.h", "report_out.c", "fdname.h",
@@ -45,13 +49,87 @@ LAYERS = [
     ("newfd", "what happens to a descriptor a call has just made",
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
-     ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_ioctl.c", "shim_sysdata.c",
-      "shim_stream.c", "shim_stream_closed.c", "shim_exec.c", "shim_path.c",
+     ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_poll.c", "shim_ioctl.c",
+      "shim_sysdata.c",
+      "shim_stream.c", "shim_stream_closed.c", "shim_exec.h", "shim_exec.c",
+      "shim_spawn.c", "shim_vfork.c", "shim_path.c",
       "shim_limits.c", "shim_clone.c",
       "shim_signal.c", "shim_syscall.c", "shim_report.c", "shim_chain.c"]),
     ("api", "the public API and the one constructor",
      ["api.c"]),
 ]
+
+
+# Module cycles known and being removed elsewhere: each set of modules,
+# and why it may stay for now.  A cycle not listed fails; so does a listed
+# one that is gone (the line is then removed: the list stays honest).
+KNOWN_CYCLES = {
+    frozenset({"newfd", "random_fd"}):
+        # removed by the newfd branch
+        "removed by the newfd branch: random_fd.c includes newfd.h (the "
+        "record-lock question), newfd.h includes random_fd.h",
+    frozenset({"calls", "settings", "symbols"}):
+        "calls.c includes settings.h (UFD_STARTUP_DATA) and symbols.h "
+        "(UFD_SYMBOLS_HASH), which include calls.h (enum ufd_call); left "
+        "while the start-up work changes these files",
+}
+
+
+def module_of(f):
+    """A file's module: its name without the extension."""
+    return f.rsplit(".", 1)[0]
+
+
+def module_cycles(includes):
+    """The strongly connected sets of two or more modules in the graph of
+    includes between modules, each as (set of modules, the includes that
+    make it), in a stable order."""
+    graph = {}
+    for f, incs in includes.items():
+        for h in incs:
+            a, b = module_of(f), module_of(h)
+            if a != b:
+                graph.setdefault(a, {}).setdefault(b, []).append(f"{f} -> {h}")
+    # Tarjan's algorithm, iteratively: no recursion limit to think about.
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, {}))))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, children = work[-1]
+            for w in children:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(graph.get(w, {})))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = set()
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.add(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        edges = [e for a in sorted(comp)
+                                 for b, es in sorted(graph.get(a, {}).items())
+                                 if b in comp for e in es]
+                        out.append((frozenset(comp), edges))
+    return sorted(out, key=lambda c: sorted(c[0]))
 
 
 def main():
@@ -110,11 +188,29 @@ def main():
         if f not in state:
             visit(f, [f])
 
+    # Cycles among modules.
+    known = []
+    found = set()
+    for comp, edges in module_cycles(includes):
+        found.add(comp)
+        what = (f"a cycle among the modules {', '.join(sorted(comp))}: "
+                f"{'; '.join(edges)}")
+        if comp in KNOWN_CYCLES:
+            known.append(f"KNOWN: {what} ({KNOWN_CYCLES[comp]})")
+        else:
+            problems.append(what)
+    for comp in sorted(KNOWN_CYCLES, key=sorted):
+        if comp not in found:
+            problems.append(f"no cycle among the modules {', '.join(sorted(comp))} "
+                            "any more: remove it from KNOWN_CYCLES")
+
     if len(sys.argv) == 3:
         problems += check_symbols(sys.argv[2], layer_of)
 
     for i, (name, job, members) in enumerate(LAYERS):
         print(f"{i} {name:10} {job}: {' '.join(members)}")
+    for k in known:
+        print(k)
     for p in problems:
         print("FAIL: " + p)
     print(f"{len(files)} files, {sum(len(v) for v in includes.values())} "
