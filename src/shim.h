@@ -208,6 +208,11 @@ int ufd_path_is_fd_dir(const char *path);
  */
 void ufd_stream_made(FILE *fp, enum ufd_call call);
 
+/* ufd_stream_made for a stream whose descriptor libc made close-on-exec
+ * (cloexec 1) or not (0), as its mode said: UFD_MODE=random need not ask
+ * the kernel (-1: as ufd_stream_made). */
+void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec);
+
 /*
  * Streams on virtual descriptors (shim_stream_closed.c; while there is
  * one, ufd_close_slow has UFD_CLOSE_STREAMS).  ufd_stream_on_vfd says a

@@ -35,7 +35,8 @@
 static __attribute__((noinline)) int ret_flagged(int r, int virt, unsigned vflags, int added,
 		       enum ufd_call call)
 {
-	return r < 0 ? r : ufd_ret(newfd_finish_flagged(r, virt, vflags, added, call));
+	return r < 0 ? r : ufd_ret(newfd_finish_flagged(r, virt, vflags, added, call,
+							(vflags & VFD_CLOEXEC) != 0));
 }
 
 /* ufd's own open flags: stripped before the kernel sees the call. */
@@ -456,7 +457,7 @@ static int make_pipe(int fds[2], int flags, enum ufd_call call)
 
 	if (UFD_REAL(pipe2)(fds, flags) < 0)
 		return -1;
-	if (newfd_finish_pair(fds, added, call) < 0)
+	if (newfd_finish_pair(fds, added, call, (flags & O_CLOEXEC) != 0) < 0)
 		return ufd_ret(-EMFILE); /* its only failure */
 	return 0;
 }
@@ -524,7 +525,7 @@ UFD_PUBLIC int openpty(int *amaster, int *aslave, char *name,
 		ufd_sys_fcntl(fds[1], F_SETFD, FD_CLOEXEC);
 		added = 1;
 	}
-	if (newfd_finish_pair(fds, added, UFD_CALL_openpty) < 0)
+	if (newfd_finish_pair(fds, added, UFD_CALL_openpty, -1) < 0)
 		return ufd_ret(-EMFILE);
 	*amaster = fds[0];
 	*aslave = fds[1];
@@ -648,18 +649,19 @@ __attribute__((noinline)) static int socketpair_slow(int domain, int type,
 	if (!(type & SOCK_UFD_FLAGS)) {
 		if (UFD_REAL(socketpair)(domain, type, protocol, sv) < 0)
 			return -1;
-		return ufd_ret(newfd_finish_pair(sv, added, UFD_CALL_socketpair));
+		return ufd_ret(newfd_finish_pair(sv, added, UFD_CALL_socketpair,
+						 (type & SOCK_CLOEXEC) != 0));
 	}
 	if (UFD_REAL(socketpair)(domain, sock_flags(type), protocol, real) < 0)
 		return -1;
 	v0 = newfd_finish_flagged(real[0], type & SOCK_UNSEQ, sock_vfd_flags(type),
-				  added, UFD_CALL_socketpair);
+				  added, UFD_CALL_socketpair, (type & SOCK_CLOEXEC) != 0);
 	if (v0 < 0) {
 		ufd_sys_close(real[1]);
 		return ufd_ret(v0);
 	}
 	v1 = newfd_finish_flagged(real[1], type & SOCK_UNSEQ, sock_vfd_flags(type),
-				  added, UFD_CALL_socketpair);
+				  added, UFD_CALL_socketpair, (type & SOCK_CLOEXEC) != 0);
 	if (v1 < 0) {
 		ufd_close(v0);
 		return ufd_ret(v1);
@@ -974,7 +976,8 @@ __attribute__((noinline)) static int fcntl_common(int (*real)(int, int, ...),
 		/* UFD_MODE=random draws from argi up, as F_DUPFD asks. */
 		return r < 0 ? r
 			     : ufd_ret(newfd_finish_flagged_from(r, 0, vflags & VFD_CLOFORK,
-								 added, call, argi));
+								 added, call, argi,
+								 cmd == F_DUPFD_CLOEXEC));
 	}
 	case F_GETFD:
 		if (vfd_in_space(fd)) {
@@ -1086,8 +1089,8 @@ UFD_PUBLIC int signalfd(int fd, const sigset_t *mask, int flags)
 	if (fd == -1) {
 		int added = newfd_add_cloexec(&flags, SFD_CLOEXEC);
 
-		r = ufd_ret_new_fd(UFD_REAL(signalfd)(fd, mask, flags), added,
-				   UFD_CALL_signalfd);
+		r = ufd_ret_new_fd_known(UFD_REAL(signalfd)(fd, mask, flags), added,
+					 UFD_CALL_signalfd, (flags & SFD_CLOEXEC) != 0);
 	} else {
 		r = UFD_REAL(signalfd)(real, mask, flags);
 		/* Given an existing descriptor, signalfd returns it: the

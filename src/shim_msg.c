@@ -79,7 +79,13 @@ static inline int rights_are_new(void)
 
 static int received_msg(int fd)
 {
-	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmsg);
+	return ufd_ret_new_fd_known(fd, 0, UFD_CALL_recvmsg, 0);
+}
+
+/* With MSG_CMSG_CLOEXEC, which the kernel echoes in msg_flags. */
+static int received_msg_cloexec(int fd)
+{
+	return ufd_ret_new_fd_known(fd, 0, UFD_CALL_recvmsg, 1);
 }
 
 static int received_mmsg(int fd)
@@ -90,7 +96,8 @@ static int received_mmsg(int fd)
 /* The descriptors recvmsg received into msg, as new ones; returns r. */
 __attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssize_t r)
 {
-	map_rights(msg, received_msg, 1);
+	map_rights(msg, msg->msg_flags & MSG_CMSG_CLOEXEC ? received_msg_cloexec
+							 : received_msg, 1);
 	return r;
 }
 
