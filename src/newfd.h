@@ -3,16 +3,17 @@
  * newfd.h - what happens to a descriptor that a call has just made.
  *
  * The layer between the table (vfd_table.h) and the shim: every wrapper
- * that creates a descriptor hands the kernel's result here, and this
- * layer applies the settings that concern new descriptors, in this order:
- * the application's RLIMIT_NOFILE (ufd holds the kernel's higher:
- * placement.h), UFD_CLOEXEC (never on 0, 1 or 2), UFD_MODE=all and
- * UFD_EXCLUDE, UFD_MODE=random (random_fd.h), and the process's POSIX
- * record locks, which moving a descriptor must not drop.
+ * that creates a descriptor hands the kernel's result here, and one
+ * decision (newfd_decide in newfd.c, with its table) says what becomes of
+ * it from the settings and the call: the application's RLIMIT_NOFILE
+ * (ufd holds the kernel's higher: placement.h), UFD_CLOEXEC (never on 0,
+ * 1 or 2), O_UNSEQFD, UFD_MODE=all and UFD_EXCLUDE, UFD_MODE=random
+ * (random_fd.h), and the process's POSIX record locks, which moving a
+ * descriptor must not drop.  newfd_settle decides, carries the decision
+ * out and records it for the sanitizer; the inline functions below only
+ * route the common cases to it, or take its commonest row themselves.
  *
- * Every function returns >= 0 or -errno and leaves errno alone.  The
- * names say what becomes of the kernel's descriptor when making a virtual
- * one fails: _or_real (it stays, real), _or_close (it is closed).
+ * Every function returns >= 0 or -errno and leaves errno alone.
  */
 #ifndef UFD_NEWFD_H
 #define UFD_NEWFD_H
