@@ -109,7 +109,7 @@ static int holds_posix_lock(int fd)
 	return found != 0; /* cannot read it (< 0): keep the locks safe */
 }
 
-static int lock_found(int fd)
+static __attribute__((noinline, cold)) int lock_found(int fd)
 {
 	if (!holds_posix_lock(fd))
 		return 0;
@@ -129,7 +129,7 @@ static int lock_found(int fd)
  * the look and the close for another thread's new lock); else the
  * kernel's and /proc/locks' answer for this file.
  */
-static int lock_at_stake(int fd, int any_regular)
+static inline __attribute__((always_inline)) int lock_at_stake(int fd, int any_regular)
 {
 	if (!newfd_posix_locks_taken())
 		return __builtin_expect(ufd_sys_file_locked(fd), 0) && lock_found(fd);
@@ -187,7 +187,8 @@ struct newfd_plan {
  * draw moves both.  Lock-free (the record-lock look may read /proc/locks),
  * async-signal-safe.
  */
-static struct newfd_plan newfd_decide(int fd, const struct newfd_call *c)
+static inline __attribute__((always_inline)) struct newfd_plan
+newfd_decide(int fd, const struct newfd_call *c)
 {
 	struct newfd_plan p = { NEWFD_KEEP, c->vflags, 0 };
 	int lockable = !newfd_fresh_object(c->call) && fd > 2;
@@ -231,7 +232,7 @@ adopt_logged:
 /* Under UFD_MODE=all, the flags of the virtual descriptor that fd, made
  * without asking, becomes: its close-on-exec flag (the call's, else the
  * kernel's) and its close-on-fork mark (none below the guard). */
-static unsigned kernel_vflags(int fd, int cloexec)
+static inline __attribute__((always_inline)) unsigned kernel_vflags(int fd, int cloexec)
 {
 	unsigned vflags = 0;
 
@@ -252,7 +253,8 @@ static unsigned kernel_vflags(int fd, int cloexec)
  * random_fd: returns the descriptor the application gets, or -errno with
  * fd closed.
  */
-static int newfd_carry_out(int fd, const struct newfd_call *c, struct newfd_plan p)
+static inline __attribute__((always_inline)) int
+newfd_carry_out(int fd, const struct newfd_call *c, struct newfd_plan p)
 {
 	unsigned vflags = p.vflags;
 	int vfd;
@@ -294,7 +296,9 @@ static int newfd_carry_out(int fd, const struct newfd_call *c, struct newfd_plan
 	return vfd;
 }
 
-int newfd_settle(int fd, const struct newfd_call *c)
+/* newfd_settle's body, inlined into its two entry points, so that the
+ * compiler folds what newfd_settle_made's constant fields settle. */
+static inline __attribute__((always_inline)) int settle(int fd, const struct newfd_call *c)
 {
 	int r;
 
@@ -316,6 +320,19 @@ int newfd_settle(int fd, const struct newfd_call *c)
 	if (r >= 0 && __builtin_expect(ufd_settings.report != NULL, 0))
 		report_created(r, c->call, 0);
 	return r;
+}
+
+int newfd_settle(int fd, const struct newfd_call *c)
+{
+	return settle(fd, c);
+}
+
+int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int added)
+{
+	struct newfd_call c = { .call = call, .from = from, .cloexec = cloexec,
+				.added = added };
+
+	return settle(fd, &c);
 }
 
 int newfd_move_locked(int fd, unsigned flags)

@@ -118,6 +118,11 @@ enum newfd_action {
  */
 int newfd_settle(int fd, const struct newfd_call *c);
 
+/* newfd_settle for a call that asked for no virtual descriptor nor
+ * close-on-fork mark, with fd below the application's limit (the
+ * caller's test): the common case, with the fields as scalars. */
+int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int added);
+
 /*
  * Is r, the result of a call that makes a descriptor, one that
  * newfd_move_virtual may take: a descriptor below placement_move_guard
@@ -223,12 +228,8 @@ static inline int newfd_decides(void)
 static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
 				    int from, int cloexec)
 {
-	if (newfd_decides()) {
-		struct newfd_call c = { .call = call, .from = from,
-					.cloexec = cloexec, .added = added };
-
-		return newfd_settle(fd, &c);
-	}
+	if (newfd_decides())
+		return newfd_settle_made(fd, call, from, cloexec, added);
 	newfd_std_fixup(fd, added);
 	return fd;
 }
