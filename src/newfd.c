@@ -139,9 +139,9 @@ static inline __attribute__((always_inline)) int lock_at_stake(int fd, int any_r
 /* ---- the decision ---- */
 
 /* What newfd_carry_out does: the action, and for it the VFD_* flags of a
- * virtual descriptor, the close-on-exec flag as struct newfd_call's, and
- * whether fd stays real (or_real) or is closed (the call fails) when a
- * virtual descriptor cannot be made. */
+ * virtual descriptor the call asked for, and whether fd stays real
+ * (or_real) or is closed (the call fails) when a virtual descriptor
+ * cannot be made. */
 struct newfd_plan {
 	enum newfd_action action;
 	unsigned vflags;
@@ -186,6 +186,15 @@ struct newfd_plan {
  * close-on-fork mark, both read by newfd_carry_out when it makes it; a
  * draw moves both.  Lock-free (the record-lock look may read /proc/locks),
  * async-signal-safe.
+ *
+ * Three rows are also taken before the call reaches here, inline, where
+ * they cost a few instructions: nothing to decide without a mode or
+ * reports (newfd_finish_from: KEEP, with UFD_CLOEXEC's standard-stream
+ * fix); past the limit (ufd_ret_new_fd_known, newfd_finish_pair:
+ * PAST_LIMIT); and, for O_UNSEQFD without reports or locks known,
+ * newfd_move_virtual's VIRTUAL, whose lock look hands a locked file
+ * back here (newfd_move_locked).  A new policy (a mode, a flag) is a
+ * column and rows of this table.
  */
 static inline __attribute__((always_inline)) struct newfd_plan
 newfd_decide(int fd, const struct newfd_call *c)
