@@ -157,6 +157,31 @@ static void r_recvmsg(void)
 	shut(fd);
 }
 
+/* The same through recvmmsg, with MSG_CMSG_CLOEXEC: one descriptor. */
+static void r_recvmmsg(void)
+{
+	char byte = 0, cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct mmsghdr mm = { .msg_hdr = { .msg_iov = &iov, .msg_iovlen = 1,
+					   .msg_control = cbuf,
+					   .msg_controllen = sizeof(cbuf) } };
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mm.msg_hdr);
+	int fd;
+
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &base, sizeof(int));
+	if (sendmsg(pair[0], &mm.msg_hdr, 0) != 1 ||
+	    recvmmsg(pair[1], &mm, 1, MSG_CMSG_CLOEXEC, NULL) != 1)
+		ok(-1);
+	cm = CMSG_FIRSTHDR(&mm.msg_hdr);
+	if (!cm || cm->cmsg_type != SCM_RIGHTS)
+		ok(-1);
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	shut(fd);
+}
+
 /* The kinds: name, descriptors made per round, the round. */
 static const struct kind {
 	const char *name;
@@ -173,6 +198,7 @@ static const struct kind {
 	{ "fcntl-F_DUPFD", 1, r_f_dupfd },
 	{ "fcntl-F_DUPFD_CLOEXEC", 1, r_f_dupfd_cloexec },
 	{ "recvmsg", 1, r_recvmsg },
+	{ "recvmmsg-cloexec", 1, r_recvmmsg },
 	{ "socket", 1, r_socket },
 	{ "socket-cloexec", 1, r_socket_cloexec },
 	{ "socketpair", 2, r_socketpair },

@@ -22,7 +22,7 @@ strace -f -o /dev/null /bin/true 2>/dev/null || { echo "SKIP: strace cannot trac
 [ -n "$preload_extra" ] && { echo "SKIP: a sanitizer runtime makes system calls of its own"; exit 77; }
 
 LOCKED="open open-cloexec openat creat fopen opendir dup fcntl-F_DUPFD
-fcntl-F_DUPFD_CLOEXEC recvmsg syscall-openat"
+fcntl-F_DUPFD_CLOEXEC recvmsg recvmmsg-cloexec syscall-openat"
 DIRS="opendir"
 LOW=1
 HIGH=41
