@@ -109,7 +109,7 @@ static int holds_posix_lock(int fd)
 	return found != 0; /* cannot read it (< 0): keep the locks safe */
 }
 
-int newfd_lock_found(int fd)
+static __attribute__((noinline, cold)) int lock_found(int fd)
 {
 	if (!holds_posix_lock(fd))
 		return 0;
@@ -119,95 +119,132 @@ int newfd_lock_found(int fd)
 	return 1;
 }
 
-/* ---- making a new descriptor virtual ---- */
+/*
+ * Would closing fd, just made, drop the process's record locks?  Asked
+ * only of a descriptor that is not a fresh object (newfd_fresh_object).
+ * Before the process is known to take locks, the kernel says whether
+ * fd's file is locked (ufd_sys_file_locked, one system call), and if so
+ * whether by this process (lock_found).  After, any_regular: every file
+ * that may be regular, without asking (so that no window is left between
+ * the look and the close for another thread's new lock); else the
+ * kernel's and /proc/locks' answer for this file.
+ */
+static inline __attribute__((always_inline)) int lock_at_stake(int fd, int any_regular)
+{
+	if (!newfd_posix_locks_taken())
+		return __builtin_expect(ufd_sys_file_locked(fd), 0) && lock_found(fd);
+	return any_regular ? ufd_sys_maybe_regular(fd) : holds_posix_lock(fd);
+}
+
+/* ---- the decision ---- */
+
+/* What newfd_carry_out does: the action, and for it the VFD_* flags of a
+ * virtual descriptor the call asked for, and whether fd stays real
+ * (or_real) or is closed (the call fails) when a virtual descriptor
+ * cannot be made. */
+struct newfd_plan {
+	enum newfd_action action;
+	unsigned vflags;
+	int or_real;
+};
 
 /*
- * Must real_fd, just made, be adopted as its backing descriptor where it
- * is, because closing it would drop the process's record locks?  For a
- * process known to take locks, or a file the kernel shows locked
- * (ufd_sys_file_locked).  Out of line: virtual_or_open's common case needs
- * no frame for the file's stat.
+ * What becomes of descriptor fd, which the call c describes just made.
+ * Each question is asked here once, in this order, and the first row
+ * that matches decides ("-": any; "locked": closing fd's kernel number
+ * would drop the process's record locks, lock_at_stake, never asked of a
+ * fresh object nor of 0-2):
+ *
+ *   asked  fd       mode     excluded  locked   -> action
+ *   -----  -------  -------  --------  -------  -------------------------
+ *   yes    <= 2     -        -         -        VIRTUAL (fails: closed)
+ *   yes    > 2      -        -         yes (1)  ADOPT   (fails: closed)
+ *   yes    > 2      -        -         no       VIRTUAL (fails: closed)
+ *   no (3) >= lim   -        -         -        PAST_LIMIT (-EMFILE)
+ *   no     <= 2     -        -         -        KEEP
+ *   no     > 2      default  -         -        KEEP
+ *   no     > 2      all      yes       -        KEEP
+ *   no     > 2      all      no        yes (2)  ADOPT   (fails: stays real)
+ *   no     > 2      all      no        no       VIRTUAL (fails: stays real)
+ *   no     > 2      random   (chooser not built: KEEP)
+ *   no     > 2      random   yes       -        KEEP_DRAWN
+ *   no     > 2      random   no        yes (2)  KEEP_DRAWN
+ *   no     > 2      random   no        no       DRAW (from c->from)
+ *
+ * asked: O_UNSEQFD, SOCK_UNSEQ; lim: the application's soft
+ * RLIMIT_NOFILE (placement.h); excluded: UFD_EXCLUDE names the call or
+ * fd's number.  (1): once locks are known taken, under UFD_MODE=all any
+ * regular file, else this file's locks (lock_at_stake's any_regular);
+ * (2): any regular file once locks are known taken.  (3): for a caller
+ * that has not put the limit to fd yet (c->limited: the flagged path);
+ * the others did, or made fd past ufd's wrappers (a stream's descriptor,
+ * which stays as the rows below say).
+ *
+ * Not asked here: the flags.  A virtual descriptor gets the call's
+ * (asked), or under mode all the kernel's close-on-exec flag (c->cloexec,
+ * or F_GETFD where the call does not say) and the real descriptor's
+ * close-on-fork mark, both read by newfd_carry_out when it makes it; a
+ * draw moves both.  Lock-free (the record-lock look may read /proc/locks),
+ * async-signal-safe.
+ *
+ * Three rows are also taken before the call reaches here, inline, where
+ * they cost a few instructions: nothing to decide without a mode or
+ * reports (newfd_finish_from: KEEP, with UFD_CLOEXEC's standard-stream
+ * fix); past the limit (ufd_ret_new_fd_known, newfd_finish_pair:
+ * PAST_LIMIT); and, for O_UNSEQFD without reports or locks known,
+ * newfd_move_virtual's VIRTUAL, whose lock look hands a locked file
+ * back here (newfd_move_locked).  A new policy (a mode, a flag) is a
+ * column and rows of this table.
  */
-static __attribute__((noinline, cold)) int must_adopt(int real_fd)
+static inline __attribute__((always_inline)) struct newfd_plan
+newfd_decide(int fd, const struct newfd_call *c)
 {
-	/*
-	 * Never 0, 1 or 2: no backing descriptor is a standard stream (the
-	 * exec hand-off refuses one).  Under UFD_MODE=all, where the
-	 * application sees no real number anyway, every regular file is
-	 * adopted once locks are in use: checking /proc/locks and closing
-	 * after would leave a window for another thread's new lock on the
-	 * file to be dropped.  Before (no lock that ufd saw taken), this
-	 * file's locks decide.
-	 */
-	if (real_fd <= 2)
-		return 0;
-	if (!newfd_posix_locks_taken()) {
-		if (!newfd_lock_found(real_fd))
-			return 0;
-	} else if (!(ufd_settings.mode_all ? ufd_sys_maybe_regular(real_fd)
-					   : holds_posix_lock(real_fd))) {
-		return 0;
+	struct newfd_plan p = { NEWFD_KEEP, c->vflags, 0 };
+	int lockable = !newfd_fresh_object(c->call) && fd > 2;
+
+	if (c->asked) {
+		p.action = lockable && lock_at_stake(fd, ufd_settings.mode_all)
+				   ? NEWFD_ADOPT : NEWFD_VIRTUAL;
+		goto adopt_logged;
 	}
-	UFD_LOG("%d: the process holds record locks on its file: "
-		"adopted, not closed", real_fd);
-	return 1;
-}
-
-/*
- * Move real_fd, which the application's call just made, into the virtual
- * space: a duplicate in the backing area, then real_fd closed; or real_fd
- * adopted where it is, if closing it would drop the process's record
- * locks (never, for a fresh object: newfd_fresh_object).  Returns the
- * virtual descriptor, or -errno with real_fd still open.
- */
-static inline int virtual_or_open(int real_fd, unsigned flags, int fresh)
-{
-	int vfd;
-
-	if (!fresh &&
-	    __builtin_expect(newfd_posix_locks_taken() || ufd_sys_file_locked(real_fd), 0) &&
-	    must_adopt(real_fd))
-		return vfd_create(real_fd, flags | VFD_ADOPT, VFD_AT_RANDOM, 0);
-	vfd = vfd_create(real_fd, flags, VFD_AT_RANDOM, 0);
-	if (vfd >= 0) {
-		/* Unmarked before the number is free: after, another thread
-		 * may get it, with a mark of its own.  Below the guard there
-		 * is no mark (as close() knows). */
-		if (vfd_guarded(real_fd))
-			vfd_real_closing(real_fd);
-		ufd_sys_close(real_fd);
+	if (c->limited &&
+	    (unsigned)fd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED)) {
+		p.action = NEWFD_PAST_LIMIT;
+		return p;
 	}
-	return vfd;
+	if (fd <= 2 || !(ufd_settings.mode_all | ufd_settings.mode_random))
+		return p;
+	if (ufd_settings.mode_random) {
+		if (!random_fd_ready())
+			return p;
+		p.action = NEWFD_KEEP_DRAWN;
+	}
+	if (__builtin_expect(ufd_settings.exclude, 0) && ufd_settings_exclude(fd, c->call)) {
+		UFD_LOG("%s made %d: stays%s (UFD_EXCLUDE)", ufd_call_name(c->call), fd,
+			ufd_settings.mode_all ? " real" : "");
+		return p;
+	}
+	p.or_real = 1;
+	if (lockable && lock_at_stake(fd, 1))
+		p.action = ufd_settings.mode_all ? NEWFD_ADOPT : NEWFD_KEEP_DRAWN;
+	else
+		p.action = ufd_settings.mode_all ? NEWFD_VIRTUAL : NEWFD_DRAW;
+adopt_logged:
+	if (p.action == NEWFD_ADOPT)
+		UFD_LOG("%d: the process holds record locks on its file: "
+			"adopted, not closed", fd);
+	return p;
 }
 
-int newfd_move_locked(int fd, unsigned flags)
+/* ---- carrying it out ---- */
+
+/* Under UFD_MODE=all, the flags of the virtual descriptor that fd, made
+ * without asking, becomes: its close-on-exec flag (the call's, else the
+ * kernel's) and its close-on-fork mark (none below the guard). */
+static inline __attribute__((always_inline)) unsigned kernel_vflags(int fd, int cloexec)
 {
-	int vfd = virtual_or_open(fd, flags, 0);
-
-	if (vfd < 0)
-		ufd_sys_close(fd);
-	return vfd;
-}
-
-int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call)
-{
-	int vfd = newfd_move_locked(fd, flags);
-
-	if (vfd >= 0 && __builtin_expect(ufd_settings.report != NULL, 0))
-		return newfd_recorded(vfd, call);
-	return vfd;
-}
-
-int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec)
-{
-	int vfd;
 	unsigned vflags = 0;
 
-	if (__builtin_expect(ufd_settings.exclude, 0) && ufd_settings_exclude(fd, call)) {
-		UFD_LOG("%s made %d: stays real (UFD_EXCLUDE)", ufd_call_name(call), fd);
-		vfd = fd;
-		goto made;
-	}
 	if (cloexec < 0) {
 		int kernel_flags = ufd_sys_fcntl(fd, F_GETFD, 0);
 
@@ -215,26 +252,111 @@ int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec)
 	}
 	if (cloexec)
 		vflags |= VFD_CLOEXEC;
-	/* A close-on-fork mark (O_CLOFORK): none below the guard. */
 	if (vfd_guarded(fd))
 		vflags |= vfd_real_get_flags(fd) & VFD_CLOFORK;
-	vfd = virtual_or_open(fd, vflags, newfd_fresh_object(call));
-	/* EMFILE, ENOMEM: it stays real, as the kernel made it. */
-	if (vfd < 0)
-		vfd = fd;
-made:
-	if (__builtin_expect(ufd_settings.report != NULL, 0))
-		return newfd_recorded(vfd, call);
+	return vflags;
+}
+
+/*
+ * Plan p for fd, carried out through the table (vfd_create) and
+ * random_fd: returns the descriptor the application gets, or -errno with
+ * fd closed.
+ */
+static inline __attribute__((always_inline)) int
+newfd_carry_out(int fd, const struct newfd_call *c, struct newfd_plan p)
+{
+	unsigned vflags = p.vflags;
+	int vfd;
+
+	switch (p.action) {
+	case NEWFD_KEEP:
+		return fd;
+	case NEWFD_KEEP_DRAWN:
+		random_fd_kept(fd);
+		return fd;
+	case NEWFD_PAST_LIMIT:
+		return newfd_past_limit(fd);
+	case NEWFD_DRAW:
+		return random_fd_place(fd, c->from, c->call, c->cloexec);
+	case NEWFD_ADOPT:
+	case NEWFD_VIRTUAL:
+		break;
+	}
+	if (!c->asked)
+		vflags = kernel_vflags(fd, c->cloexec);
+	if (p.action == NEWFD_ADOPT) {
+		vfd = vfd_create(fd, vflags | VFD_ADOPT, VFD_AT_RANDOM, 0);
+	} else {
+		vfd = vfd_create(fd, vflags, VFD_AT_RANDOM, 0);
+		if (vfd >= 0) {
+			/* Unmarked before the number is free: after, another
+			 * thread may get it, with a mark of its own.  Below the
+			 * guard there is no mark (as close() knows). */
+			if (vfd_guarded(fd))
+				vfd_real_closing(fd);
+			ufd_sys_close(fd);
+		}
+	}
+	if (vfd >= 0)
+		return vfd;
+	if (p.or_real)
+		return fd; /* EMFILE, ENOMEM: it stays real, as the kernel made it */
+	ufd_sys_close(fd);
 	return vfd;
 }
 
-__attribute__((noinline, cold)) int newfd_recorded(int fd, enum ufd_call call)
+/* newfd_settle's body, inlined into its two entry points, so that the
+ * compiler folds what newfd_settle_made's constant fields settle. */
+static inline __attribute__((always_inline)) int settle(int fd, const struct newfd_call *c)
 {
-	report_created(fd, call, 0);
-	return fd;
+	int r;
+
+	if (!c->asked) {
+		/* The close-on-fork mark first, as the call made fd. */
+		if (c->vflags & VFD_CLOFORK) {
+			r = vfd_real_set_flags(fd, VFD_CLOFORK);
+			if (r < 0) {
+				ufd_sys_close(fd);
+				return r;
+			}
+		}
+		if (!c->limited ||
+		    (unsigned)fd < __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
+			newfd_std_fixup(fd, c->added);
+	}
+	r = newfd_carry_out(fd, c, newfd_decide(fd, c));
+	/* The record: the number the application gets. */
+	if (r >= 0 && __builtin_expect(ufd_settings.report != NULL, 0))
+		report_created(r, c->call, 0);
+	return r;
 }
 
-/* ---- the application's limit, pairs, ufd's own flags ---- */
+int newfd_settle(int fd, const struct newfd_call *c)
+{
+	return settle(fd, c);
+}
+
+int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int added)
+{
+	struct newfd_call c = { .call = call, .from = from, .cloexec = cloexec,
+				.added = added };
+
+	return settle(fd, &c);
+}
+
+int newfd_move_locked(int fd, unsigned flags)
+{
+	struct newfd_call c = { .call = UFD_CALL_open, .from = 3, .cloexec = -1,
+				.asked = 1, .vflags = flags };
+	/* The kernel showed a lock on the file (newfd_move_virtual): the
+	 * decision's row (1), without asking it again. */
+	struct newfd_plan p = { fd > 2 && lock_found(fd) ? NEWFD_ADOPT : NEWFD_VIRTUAL,
+				flags, 0 };
+
+	return newfd_carry_out(fd, &c, p);
+}
+
+/* ---- the application's limit, pairs ---- */
 
 int newfd_past_limit(int fd)
 {
@@ -244,7 +366,7 @@ int newfd_past_limit(int fd)
 	return -EMFILE;
 }
 
-int newfd_finish_pair(int fds[2], int added, enum ufd_call call)
+int newfd_finish_pair(int fds[2], int added, enum ufd_call call, int cloexec)
 {
 	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
 
@@ -253,26 +375,7 @@ int newfd_finish_pair(int fds[2], int added, enum ufd_call call)
 		ufd_sys_close(fds[0]);
 		return newfd_past_limit(fds[1]);
 	}
-	fds[0] = newfd_finish(fds[0], added, call);
-	fds[1] = newfd_finish(fds[1], added, call);
+	fds[0] = newfd_finish_known(fds[0], added, call, cloexec);
+	fds[1] = newfd_finish_known(fds[1], added, call, cloexec);
 	return 0;
-}
-
-int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
-			      enum ufd_call call, int from)
-{
-	int r;
-
-	if (virt)
-		return newfd_virtual_or_close(fd, vflags, call);
-	if (vflags & VFD_CLOFORK) {
-		r = vfd_real_set_flags(fd, VFD_CLOFORK);
-		if (r < 0) {
-			ufd_sys_close(fd);
-			return r;
-		}
-	}
-	if ((unsigned)fd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
-		return newfd_past_limit(fd);
-	return newfd_finish_from(fd, added, call, from, -1);
 }

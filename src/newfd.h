@@ -3,16 +3,17 @@
  * newfd.h - what happens to a descriptor that a call has just made.
  *
  * The layer between the table (vfd_table.h) and the shim: every wrapper
- * that creates a descriptor hands the kernel's result here, and this
- * layer applies the settings that concern new descriptors, in this order:
- * the application's RLIMIT_NOFILE (ufd holds the kernel's higher:
- * placement.h), UFD_CLOEXEC (never on 0, 1 or 2), UFD_MODE=all and
- * UFD_EXCLUDE, UFD_MODE=random (random_fd.h), and the process's POSIX
- * record locks, which moving a descriptor must not drop.
+ * that creates a descriptor hands the kernel's result here, and one
+ * decision (newfd_decide in newfd.c, with its table) says what becomes of
+ * it from the settings and the call: the application's RLIMIT_NOFILE
+ * (ufd holds the kernel's higher: placement.h), UFD_CLOEXEC (never on 0,
+ * 1 or 2), O_UNSEQFD, UFD_MODE=all and UFD_EXCLUDE, UFD_MODE=random
+ * (random_fd.h), and the process's POSIX record locks, which moving a
+ * descriptor must not drop.  newfd_settle decides, carries the decision
+ * out and records it for the sanitizer; the inline functions below only
+ * route the common cases to it, or take its commonest row themselves.
  *
- * Every function returns >= 0 or -errno and leaves errno alone.  The
- * names say what becomes of the kernel's descriptor when making a virtual
- * one fails: _or_real (it stays, real), _or_close (it is closed).
+ * Every function returns >= 0 or -errno and leaves errno alone.
  */
 #ifndef UFD_NEWFD_H
 #define UFD_NEWFD_H
@@ -73,53 +74,63 @@ static inline void newfd_std_fixup(int fd, int added)
 }
 
 /*
- * Real descriptor fd, just made, becomes a virtual one at random, with its
- * kernel close-on-exec flag (cloexec: 1 or 0 if the call knows it, else
- * -1: asked of the kernel) and ufd's close-on-fork mark as its flags,
- * unless UFD_EXCLUDE names fd's number or the call.  Returns the virtual
- * descriptor, or fd itself, still open and real, if that cannot be made
- * (EMFILE, ENOMEM): the call succeeds with a real descriptor rather than
- * fail for ufd's sake.  Under UFD_REPORT the result, the number the
- * application gets, is recorded (report_created).  For UFD_MODE=all.
+ * What a creating call tells the decision (newfd_decide, newfd.c) about
+ * the descriptor it made.
  */
-int newfd_virtual_or_real(int fd, enum ufd_call call, int cloexec);
+struct newfd_call {
+	enum ufd_call call;
+	int from;	 /* UFD_MODE=random draws from here: 3, or F_DUPFD's n */
+	int cloexec;	 /* the kernel's close-on-exec flag as the call's flags
+			  * made it: 1 or 0, or -1 where the call does not say
+			  * (then read with F_GETFD where it is needed) */
+	int added;	 /* UFD_CLOEXEC added the flag (newfd_add_cloexec) */
+	int limited;	 /* fd is yet to be put to the application's limit
+			  * (past it: closed, -EMFILE) */
+	int asked;	 /* the call asked for a virtual descriptor (O_UNSEQFD,
+			  * SOCK_UNSEQ) */
+	unsigned vflags; /* VFD_* the call asked for: the virtual descriptor's
+			  * flags (asked), else VFD_CLOFORK, the real one's
+			  * close-on-fork mark */
+};
+
+/* What becomes of the descriptor: newfd_decide's answer. */
+enum newfd_action {
+	NEWFD_KEEP,	  /* stays as the kernel made it */
+	NEWFD_KEEP_DRAWN, /* stays, and UFD_MODE=random's chooser knows its
+			   * number is taken (random_fd_kept) */
+	NEWFD_PAST_LIMIT, /* closed: -EMFILE (the application's limit) */
+	NEWFD_VIRTUAL,	  /* duplicated into the backing area, the kernel's
+			   * number closed: a virtual descriptor */
+	NEWFD_ADOPT,	  /* a virtual descriptor whose backing descriptor is
+			   * the kernel's, where it is (record locks) */
+	NEWFD_DRAW,	  /* moved to a real number drawn at random
+			   * (random_fd_place) */
+};
 
 /*
- * The same for a call that asked for a virtual descriptor (O_UNSEQFD,
- * SOCK_UNSEQ), with VFD_* flags: returns the virtual descriptor (under
- * UFD_REPORT recorded as call's), or -errno with fd closed (the call
- * fails).  Inline for its common case (no record locks, no sanitizer,
- * fd below the guard: no close-on-fork mark to drop); the rest is
- * newfd_virtual_or_close_any.  newfd_virtual_or_close_unreported: the
- * same for a caller that has seen newfd_work clear, so no UFD_REPORT.
+ * Descriptor fd (>= 0), just made by the call c describes: decided
+ * (newfd_decide), carried out through the table and random_fd
+ * (newfd_carry_out), and recorded for the sanitizer (report_created of
+ * the number the application gets, under UFD_REPORT).  Returns that
+ * descriptor, or -errno with fd closed (a virtual descriptor the call
+ * asked for could not be made, the application's limit, a close-on-fork
+ * mark that could not be set).  Async-signal-safe as the table is.
  */
-int newfd_virtual_or_close_any(int fd, unsigned flags, enum ufd_call call);
+int newfd_settle(int fd, const struct newfd_call *c);
+
+/* newfd_settle for a call that asked for no virtual descriptor nor
+ * close-on-fork mark, with fd below the application's limit (the
+ * caller's test): the common case, with the fields as scalars. */
+int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int added);
 
 /*
  * Is r, the result of a call that makes a descriptor, one that
- * newfd_virtual_or_close's inline path takes: a descriptor, below
- * placement_move_guard (no record locks taken, fd not guarded)?
- * Lock-free.
+ * newfd_move_virtual may take: a descriptor below placement_move_guard
+ * (no record locks taken, fd not guarded)?  Lock-free.
  */
 static inline int newfd_movable(int r)
 {
 	return (unsigned)r < __atomic_load_n(&placement_move_guard, __ATOMIC_RELAXED);
-}
-
-/*
- * ufd_sys_file_locked(fd) said yes, the process has not taken a lock ufd
- * saw: does it hold one on fd's file?  If so, from now on it is known to
- * take locks (newfd_note_posix_lock).  Returns 1 or 0.  Async-signal-safe,
- * lock-free.
- */
-int newfd_lock_found(int fd);
-
-/* Does the process hold a POSIX record lock on fd's file that it took
- * where ufd did not see it (ufd_sys_file_locked, newfd_lock_found)?  For a
- * process not yet known to take locks.  1 or 0.  Async-signal-safe. */
-static inline int newfd_unseen_lock(int fd)
-{
-	return __builtin_expect(ufd_sys_file_locked(fd), 0) && newfd_lock_found(fd);
 }
 
 /*
@@ -145,17 +156,21 @@ static inline int newfd_fresh_object(enum ufd_call call)
 	}
 }
 
-/* newfd_move_virtual's way for a file the kernel shows locked: fd adopted
- * if closing it would drop the process's locks, else moved; a virtual
- * descriptor or -errno, fd closed on failure.  Not recorded (no
- * UFD_REPORT on the inline path). */
+/* newfd_move_virtual's way for a file the kernel shows locked: the
+ * decision's row for it (fd adopted if closing it would drop the
+ * process's locks, else moved), carried out; a virtual descriptor or
+ * -errno, fd closed on failure.  Not recorded (no UFD_REPORT on the
+ * inline path). */
 int newfd_move_locked(int fd, unsigned flags);
 
-/* That inline path, for fd newfd_movable: a virtual descriptor made at
- * random with VFD_* flags, or -errno; fd closed either way, unless the
- * process holds record locks on its file (ufd_sys_file_locked; not asked
- * for a fresh object that call made, newfd_fresh_object): then it may
- * stay, as the backing descriptor. */
+/*
+ * The decision's commonest row, inline, for a call that asked for a
+ * virtual descriptor while UFD_REPORT is off and fd is newfd_movable: a
+ * virtual descriptor made at random with VFD_* flags, or -errno; fd
+ * closed either way, unless the kernel shows a record lock on its file
+ * (ufd_sys_file_locked; not asked for a fresh object that call made,
+ * newfd_fresh_object): then newfd_move_locked decides.
+ */
 static inline int newfd_move_virtual(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd;
@@ -168,19 +183,21 @@ static inline int newfd_move_virtual(int fd, unsigned flags, enum ufd_call call)
 	return vfd;
 }
 
-static inline int newfd_virtual_or_close_unreported(int fd, unsigned flags,
-						    enum ufd_call call)
-{
-	if (__builtin_expect(!newfd_movable(fd), 0))
-		return newfd_virtual_or_close_any(fd, flags, call);
-	return newfd_move_virtual(fd, flags, call);
-}
-
+/*
+ * A virtual descriptor with VFD_* flags for fd, which a call that asked
+ * for one (O_UNSEQFD, SOCK_UNSEQ) just made: the virtual descriptor
+ * (recorded under UFD_REPORT), or -errno with fd closed (the call fails).
+ * Inline for newfd_move_virtual's case; the rest is newfd_settle's.
+ */
 static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call call)
 {
-	if (__builtin_expect(ufd_settings.report != NULL, 0))
-		return newfd_virtual_or_close_any(fd, flags, call);
-	return newfd_virtual_or_close_unreported(fd, flags, call);
+	if (__builtin_expect(ufd_settings.report != NULL || !newfd_movable(fd), 0)) {
+		struct newfd_call c = { .call = call, .from = 3, .cloexec = -1,
+					.asked = 1, .vflags = flags };
+
+		return newfd_settle(fd, &c);
+	}
+	return newfd_move_virtual(fd, flags, call);
 }
 
 /*
@@ -190,36 +207,30 @@ static inline int newfd_virtual_or_close(int fd, unsigned flags, enum ufd_call c
  */
 int newfd_past_limit(int fd);
 
-/* Under UFD_REPORT: records fd, the descriptor call made that the
- * application gets (report_created); returns fd.  Out of line, so that a
- * finishing path without reports pays one test and no frame. */
-int newfd_recorded(int fd, enum ufd_call call);
+/*
+ * Is there anything to decide for a descriptor below the application's
+ * limit that a call made without asking for a virtual one: a mode, or
+ * the sanitizer's record?  Else it is the application's as the kernel
+ * made it, but for UFD_CLOEXEC's standard streams (newfd_std_fixup).
+ */
+static inline int newfd_decides(void)
+{
+	return __builtin_expect(ufd_settings.mode_all | ufd_settings.mode_random |
+					(ufd_settings.report != NULL), 0);
+}
 
 /*
  * Descriptor fd (>= 0, below the application's limit), just made by the
- * call: a standard stream keeps its flags as the kernel made them (with
- * `added` undone); under UFD_MODE=all anything else becomes virtual
- * (newfd_virtual_or_real), under UFD_MODE=random it moves to a random
- * number from `from` up (random_fd_place: 3 for a creation, n for
- * F_DUPFD(n); cloexec as there: 1 or 0 if the call knows fd's
- * close-on-exec flag, else -1); under UFD_REPORT the record of the number
- * it ends on is made (newfd_recorded).  Returns the descriptor the
+ * call: newfd_settle's (from, cloexec: as struct newfd_call), unless
+ * nothing is to be decided (newfd_decides).  Returns the descriptor the
  * application gets; never fails.
  */
 static inline int newfd_finish_from(int fd, int added, enum ufd_call call,
 				    int from, int cloexec)
 {
+	if (newfd_decides())
+		return newfd_settle_made(fd, call, from, cloexec, added);
 	newfd_std_fixup(fd, added);
-	/* One branch for both modes, so that cloexec is worked out in it
-	 * only. */
-	if (__builtin_expect(ufd_settings.mode_all | ufd_settings.mode_random, 0) &&
-	    fd > 2) {
-		if (ufd_settings.mode_all) /* records it too */
-			return newfd_virtual_or_real(fd, call, cloexec);
-		fd = random_fd_place(fd, from, call, cloexec);
-	}
-	if (__builtin_expect(ufd_settings.report != NULL, 0))
-		return newfd_recorded(fd, call);
 	return fd;
 }
 
@@ -242,30 +253,38 @@ static inline int newfd_finish_known(int fd, int added, enum ufd_call call,
  * Both descriptors of a pair the kernel just made (pipe, socketpair): if
  * one is past the application's limit, both are closed and the result is
  * -EMFILE, as the kernel makes both or neither.  Else each as
- * newfd_finish.  Returns 0 or -EMFILE.
+ * newfd_finish_known (cloexec: as there).  Returns 0 or -EMFILE.
  */
-int newfd_finish_pair(int fds[2], int added, enum ufd_call call);
+int newfd_finish_pair(int fds[2], int added, enum ufd_call call, int cloexec);
 
 /*
  * A descriptor fd (>= 0) that a call just made for real, finished as the
  * call's flags asked: made virtual (virt, with VFD_* flags vflags: as
  * newfd_virtual_or_close), or marked close-on-fork (VFD_CLOFORK in
- * vflags); then as newfd_finish_from (from: as there), or closed with
- * -EMFILE past the application's limit.  If the mark cannot be set, fd is
- * closed.  Returns the descriptor or -errno.
+ * vflags); then as newfd_finish_from (from, cloexec: as there), or closed
+ * with -EMFILE past the application's limit.  If the mark cannot be set,
+ * fd is closed.  Returns the descriptor or -errno.
  */
-int newfd_finish_flagged_from(int fd, int virt, unsigned vflags, int added,
-			      enum ufd_call call, int from);
+static inline int newfd_finish_flagged_from(int fd, int virt, unsigned vflags,
+					    int added, enum ufd_call call,
+					    int from, int cloexec)
+{
+	struct newfd_call c = { .call = call, .from = from, .cloexec = cloexec,
+				.added = added, .limited = 1, .asked = virt,
+				.vflags = vflags };
+
+	return newfd_settle(fd, &c);
+}
 
 /* newfd_finish_flagged_from for a creation: from 3 up. */
 static inline int newfd_finish_flagged(int fd, int virt, unsigned vflags,
-				       int added, enum ufd_call call)
+				       int added, enum ufd_call call, int cloexec)
 {
-	return newfd_finish_flagged_from(fd, virt, vflags, added, call, 3);
+	return newfd_finish_flagged_from(fd, virt, vflags, added, call, 3, cloexec);
 }
 
 /* The process takes a POSIX record lock (fcntl F_SETLK, lockf, or one
- * newfd_lock_found found): from now on new descriptors of regular files
+ * the record-lock look found): from now on new descriptors of regular files
  * are checked before they move. */
 void newfd_note_posix_lock(void);
 

@@ -25,7 +25,6 @@
 #include <sys/select.h>
 
 #include "log.h"
-#include "newfd.h"
 #include "placement.h"
 #include "procfs.h"
 #include "settings.h"
@@ -285,28 +284,25 @@ static int move_to(int fd, int cmd, int target)
 	return 0;
 }
 
+int random_fd_ready(void)
+{
+	return ready();
+}
+
+void random_fd_kept(int fd)
+{
+	__atomic_fetch_add(&creations, 1, __ATOMIC_RELAXED);
+	set_busy((unsigned)fd);
+}
+
 int random_fd_place(int fd, int from, enum ufd_call call, int cloexec)
 {
 	unsigned lo = from > 3 ? (unsigned)from : 3, hi;
 	int flags, target = -1, moved = 0;
 	uint32_t now, mark;
 
-	if (!ready())
-		return fd;
 	now = __atomic_fetch_add(&creations, 1, __ATOMIC_RELAXED);
 	set_busy((unsigned)fd);
-	if (ufd_settings_exclude(fd, call)) {
-		UFD_LOG("%s made %d: stays (UFD_EXCLUDE)", ufd_call_name(call), fd);
-		return fd;
-	}
-	/* Closing the kernel's number would drop the process's POSIX locks
-	 * on the file (newfd.c): once it is known to take them, a regular
-	 * file stays where it is; before, a file it holds a lock on.  A
-	 * fresh object (a socket, a pipe...) can hold none. */
-	if (!newfd_fresh_object(call) &&
-	    (newfd_posix_locks_taken() ? ufd_sys_maybe_regular(fd)
-				       : newfd_unseen_lock(fd)))
-		return fd;
 	hi = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
 	hi = hi < limit ? hi : limit;
 	if (lo >= hi)

@@ -51,16 +51,28 @@ void random_fd_init(void);
 void random_fd_fork_child(void);
 
 /*
+ * Is the chooser's state built (at the first use: the range, the bitmap
+ * from /proc/self/fd)?  1, or 0 while another thread (or the code a
+ * signal handler interrupted) builds it, or if it cannot be built: then
+ * random mode leaves descriptors where the kernel made them.
+ */
+int random_fd_ready(void);
+
+/* fd (> 2), just made, stays where the kernel made it (newfd.h decided:
+ * UFD_EXCLUDE, record locks): counted as a creation (the quarantine's
+ * clock), its number taken.  After random_fd_ready said 1. */
+void random_fd_kept(int fd);
+
+/*
  * fd (> 2), just made by call, moved to a free number drawn at random in
  * [from, N) (from is 3 for a creation, n for F_DUPFD(n)), with its
  * close-on-exec flag and close-on-fork mark.  cloexec is that flag if the
  * caller knows it (1 set, 0 clear: the flags it made fd with), or -1: then
  * it is read (F_GETFD), one system call more.  Returns the new number, or
- * fd itself where it stays: UFD_EXCLUDE names the call or the number,
- * from >= N, the range is full (no free number out of quarantine), the
- * process holds POSIX record locks and fd may be a regular file (closing
- * the kernel's number would drop them), or the kernel refuses every try.
- * Never fails.
+ * fd itself where it stays: from >= N, the range is full (no free number
+ * out of quarantine), or the kernel refuses every try.  Whether fd may
+ * move at all (UFD_EXCLUDE, record locks) is newfd.h's decision, made
+ * before.  After random_fd_ready said 1.  Never fails.
  */
 int random_fd_place(int fd, int from, enum ufd_call call, int cloexec);
 

@@ -31,24 +31,7 @@
 #define UFD_REPORT_H
 
 #include "calls.h"
-
-/* The call that made a descriptor, for nonseqfd(), which is no row. */
-#define REPORT_CALL_NONSEQFD UFD_NCALLS
-
-enum report_kind {
-	REPORT_DOUBLE_CLOSE,
-	REPORT_USE_AFTER_CLOSE,
-	REPORT_NOT_OWNED,
-	REPORT_FD_SET,
-	REPORT_EXEC_LEAK,
-	REPORT_EXIT_LEAK,
-	REPORT_NKINDS
-};
-
-/* The kinds' names, as reports and suppressions write them:
- * "double-close", "use-after-close", "close-not-owned",
- * "fd-set-overflow", "exec-leak", "exit-leak". */
-extern const char *const report_kind_name[REPORT_NKINDS];
+#include "report_kind.h"
 
 /*
  * From the constructor, when UFD_REPORT is set: the stack depot, the

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE 1
 #include "report_internal.h"
+#include "report.h"
 
 #include <errno.h>
 #include <fcntl.h>

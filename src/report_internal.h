@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "report.h"
+#include "report_kind.h"
 
 enum { REC_UNKNOWN, REC_OPEN, REC_CLOSED };
 

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "report.h"
+#include "report_kind.h"
 
 /* A report of kind was written (suppressed: 0) or suppressed (1).
  * Lock-free, async-signal-safe. */

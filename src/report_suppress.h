@@ -27,7 +27,7 @@
 #ifndef UFD_REPORT_SUPPRESS_H
 #define UFD_REPORT_SUPPRESS_H
 
-#include "report.h"
+#include "report_kind.h"
 #include "stack.h"
 
 /*

@@ -208,6 +208,11 @@ int ufd_path_is_fd_dir(const char *path);
  */
 void ufd_stream_made(FILE *fp, enum ufd_call call);
 
+/* ufd_stream_made for a stream whose descriptor libc made close-on-exec
+ * (cloexec 1) or not (0), as its mode said: UFD_MODE=random need not ask
+ * the kernel (-1: as ufd_stream_made). */
+void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec);
+
 /*
  * Streams on virtual descriptors (shim_stream_closed.c; while there is
  * one, ufd_close_slow has UFD_CLOSE_STREAMS).  ufd_stream_on_vfd says a
@@ -236,7 +241,7 @@ void ufd_stream_closing(FILE *fp, int fd);
 int ufd_stream_closed_before(FILE *fp);
 
 /* A close of a virtual descriptor takes ufd_close's long way, not the
- * table's fast one (shim_fd.c's close): UFD_CLOSE_REPORT, reports are on
+ * table's fast one (shim_close.c's close): UFD_CLOSE_REPORT, reports are on
  * (ufd_report_shim_init); UFD_CLOSE_STREAMS, a stream is on a virtual
  * descriptor (shim_stream_closed.c).  One load on the fast path for both. */
 #define UFD_CLOSE_REPORT 1
@@ -457,6 +462,18 @@ static inline int ufd_ret_new_fd_known(int r, int added, enum ufd_call call,
 		return r < 0 ? r : ufd_ret(newfd_past_limit(r));
 	return newfd_finish_known(r, added, call, cloexec);
 }
+
+/*
+ * The result r of a real call that made a descriptor for a call with
+ * ufd's own flags (O_UNSEQFD, O_CLOFORK, SOCK_UNSEQ, SOCK_CLOFORK:
+ * newfd_finish_flagged with VFD_* flags vflags; virt: a virtual one was
+ * asked for), as the application gets it.  Out of line (shim_fd.c): its
+ * callers' common case (no ufd flag) then needs no frame.
+ */
+int ufd_ret_flagged(int r, int virt, unsigned vflags, int added, enum ufd_call call);
+
+/* Are the sanitizer's reports on?  For the close and dup wrappers. */
+#define REPORTING() __builtin_expect(ufd_settings.report != NULL, 0)
 
 static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
 {

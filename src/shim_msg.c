@@ -79,18 +79,30 @@ static inline int rights_are_new(void)
 
 static int received_msg(int fd)
 {
-	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmsg);
+	return ufd_ret_new_fd_known(fd, 0, UFD_CALL_recvmsg, 0);
+}
+
+/* With MSG_CMSG_CLOEXEC, which the kernel echoes in msg_flags. */
+static int received_msg_cloexec(int fd)
+{
+	return ufd_ret_new_fd_known(fd, 0, UFD_CALL_recvmsg, 1);
 }
 
 static int received_mmsg(int fd)
 {
-	return ufd_ret_new_fd(fd, 0, UFD_CALL_recvmmsg);
+	return ufd_ret_new_fd_known(fd, 0, UFD_CALL_recvmmsg, 0);
+}
+
+static int received_mmsg_cloexec(int fd)
+{
+	return ufd_ret_new_fd_known(fd, 0, UFD_CALL_recvmmsg, 1);
 }
 
 /* The descriptors recvmsg received into msg, as new ones; returns r. */
 __attribute__((noinline)) static ssize_t received_rights(struct msghdr *msg, ssize_t r)
 {
-	map_rights(msg, received_msg, 1);
+	map_rights(msg, msg->msg_flags & MSG_CMSG_CLOEXEC ? received_msg_cloexec
+							 : received_msg, 1);
 	return r;
 }
 
@@ -227,7 +239,9 @@ __attribute__((noinline)) static int mmsg_received(struct mmsghdr *vec, int r)
 	for (int i = 0; i < r; i++) {
 		rights_within_limit(&vec[i].msg_hdr);
 		if (rights_are_new())
-			map_rights(&vec[i].msg_hdr, received_mmsg, 1);
+			map_rights(&vec[i].msg_hdr,
+				   vec[i].msg_hdr.msg_flags & MSG_CMSG_CLOEXEC
+					   ? received_mmsg_cloexec : received_mmsg, 1);
 	}
 	return r;
 }

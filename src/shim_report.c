@@ -164,7 +164,7 @@ static int check_dup3(int oldfd, int newfd, int flags)
 }
 
 /* fcntl: F_SETFD without FD_CLOEXEC means the descriptor to cross an
- * exec.  (A virtual one's flags are set in the table: shim_fd.c.) */
+ * exec.  (A virtual one's flags are set in the table: shim_fcntl.c.) */
 #define CHECK_FCNTL(name)                                                \
 	static int (*prev_##name)(int, int, ...);                        \
 	static int check_##name(int fd, int cmd, ...)                    \

@@ -56,7 +56,25 @@ static const char *mode_cloexec(const char *mode, char *buf, size_t size,
 	return buf;
 }
 
+/* Does a stream with this mode have a close-on-exec descriptor?  1 or
+ * 0, as glibc reads the mode ('e' among the six characters after the
+ * first), or -1 without a mode. */
+static int mode_says_cloexec(const char *mode)
+{
+	if (!mode)
+		return -1;
+	for (int i = 1; i < 7 && mode[i]; i++)
+		if (mode[i] == 'e')
+			return 1;
+	return 0;
+}
+
 void ufd_stream_made(FILE *fp, enum ufd_call call)
+{
+	ufd_stream_made_known(fp, call, -1);
+}
+
+void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec)
 {
 	int fd, vfd, backing, saved;
 
@@ -78,7 +96,7 @@ void ufd_stream_made(FILE *fp, enum ufd_call call)
 		return;
 	}
 	saved = errno;
-	vfd = newfd_finish(fd, 0, call); /* virtual, or moved (random) */
+	vfd = newfd_finish_known(fd, 0, call, cloexec); /* virtual, or moved (random) */
 	backing = vfd_translate(vfd);
 	/* Moved (fd is closed now): the stream goes with it.  Adopted
 	 * where it is (record locks), or left real: nothing to do. */
@@ -111,7 +129,7 @@ static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call c
 		vfd_set_flags(vfd, VFD_CLOEXEC | VFD_CLOFORK,
 			      mode && strchr(mode, 'e') ? VFD_CLOEXEC : 0);
 	}
-	ufd_stream_made(fp, call);
+	ufd_stream_made_known(fp, call, mode_says_cloexec(mode));
 }
 
 /* The body of the fopen wrappers: path rewritten, mode with 'e' under

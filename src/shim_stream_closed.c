@@ -5,7 +5,7 @@
  * stay taken while a stream holds them (shim.h: ufd_stream_vfd_close),
  * and, for the sanitizer, the ring of streams fclose closed, which names
  * a second fclose of the same FILE.  The stream wrappers (shim_stream.c)
- * and close (shim_fd.c) call it.
+ * and close (shim_close.c) call it.
  */
 #include "shim.h"
 

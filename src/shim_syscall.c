@@ -92,9 +92,12 @@ struct made_fd {
 	int flag_arg; /* the argument holding the close-on-exec flag, or -1 */
 	int flag;     /* that flag */
 	enum ufd_call call; /* for UFD_EXCLUDE and the log */
+	int always_cloexec; /* no flag: the kernel always sets close-on-exec */
 };
 
-#define MADE(arg, bit, row) (*m = (struct made_fd){ arg, bit, UFD_CALL_##row }, 1)
+#define MADE(arg, bit, row) (*m = (struct made_fd){ arg, bit, UFD_CALL_##row, 0 }, 1)
+/* A call whose descriptor is always close-on-exec. */
+#define MADE_CLOEXEC(row) (*m = (struct made_fd){ -1, 0, UFD_CALL_##row, 1 }, 1)
 
 static int syscall_made_fd(long number, long a[6], struct made_fd *m)
 {
@@ -112,7 +115,7 @@ static int syscall_made_fd(long number, long a[6], struct made_fd *m)
 	case UFD_NR_fanotify_init:
 		return MADE(0, FAN_CLOEXEC, fanotify_init);
 	case UFD_NR_pidfd_open: /* always close-on-exec */
-		return MADE(-1, 0, pidfd_open);
+		return MADE_CLOEXEC(pidfd_open);
 	case UFD_NR_open_by_handle_at:
 		a[0] = vfd_translate((int)a[0]);
 		return MADE(2, O_CLOEXEC, open_by_handle_at);
@@ -150,9 +153,9 @@ static int syscall_made_fd(long number, long a[6], struct made_fd *m)
 		       (a[1] & SECCOMP_FILTER_FLAG_NEW_LISTENER) &&
 		       MADE(-1, 0, syscall);
 	case UFD_NR_io_uring_setup: /* always close-on-exec */
-		return MADE(-1, 0, syscall);
+		return MADE_CLOEXEC(syscall);
 	case UFD_NR_mq_open: /* always close-on-exec */
-		return MADE(-1, 0, syscall);
+		return MADE_CLOEXEC(syscall);
 	case UFD_NR_landlock_create_ruleset:
 		/* a descriptor only without flags (else an ABI version) */
 		return (unsigned)a[2] == 0 && MADE(-1, 0, syscall);
@@ -206,7 +209,7 @@ static void clone_pidfd(long where)
 	    fd < 0 ||
 	    (unsigned)fd >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED))
 		return;
-	fin = newfd_finish(fd, 0, UFD_CALL_syscall);
+	fin = newfd_finish_known(fd, 0, UFD_CALL_syscall, 1); /* always close-on-exec */
 	if (fin != fd)
 		ufd_sys_write_self((void *)where, &fin, sizeof(fin));
 }
@@ -478,7 +481,9 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		}
 		r = UFD_REAL(syscall)(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 		if (r >= 0 && !newfd_plain())
-			r = ufd_ret_new_fd((int)r, added, m.call);
+			r = ufd_ret_new_fd_known((int)r, added, m.call,
+						 m.flag_arg >= 0 ? (a[m.flag_arg] & m.flag) != 0
+						 : m.always_cloexec ? 1 : -1);
 		if (r >= 0 && number == UFD_NR_signalfd4)
 			ufd_signalfd_made((int)r);
 		return r;
