@@ -4,11 +4,11 @@
  * UFD_MODE=all: the pidfd they make is a new descriptor (virtual here)
  * that waitid(P_PIDFD) and pidfd_getpid accept, the child gets the
  * hand-off (a virtual descriptor without close-on-exec is open in it at
- * its number), and file actions naming a virtual descriptor work, as
- * with posix_spawn.  The kernel's answer is the reference: the child's
- * exit status and its pid are the same through the pidfd as through the
- * pid.  Skips (77) on a glibc without pidfd_spawn (before 2.39, Debian
- * 12's 2.36).
+ * its number), and file actions naming a virtual descriptor work, as with
+ * posix_spawn; pidfd_getpid (glibc 2.39) takes a virtual pidfd.  The
+ * kernel's answer is the reference: the child's exit status and its pid
+ * are the same through the pidfd as through the pid.  Skips (77) on a
+ * glibc without pidfd_spawn (before 2.39, Debian 12's 2.36).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,13 +34,13 @@ static int failed;
 		failed++;                           \
 	} while (0)
 
-/* Spawn sh -c script through fn (named name) with actions; the pidfd it
- * made must be virtual; returns the child's exit status through it, or
- * -1. */
+/* Spawn bash -c script (dash reads no descriptor number above 9)
+ * through fn (named name) with actions; the pidfd it made must be
+ * virtual; returns the child's exit status through it, or -1. */
 static int run(spawn_fn *fn, const char *name, const char *sh,
 	       const posix_spawn_file_actions_t *actions, const char *script)
 {
-	char *argv[] = { "sh", "-c", (char *)script, NULL };
+	char *argv[] = { "bash", "-c", (char *)script, NULL };
 	pid_t (*getpid_of)(int) = (pid_t (*)(int))dlsym(RTLD_DEFAULT, "pidfd_getpid");
 	siginfo_t info;
 	int pidfd = -1, r;
@@ -85,12 +85,20 @@ int main(void)
 		return 1;
 	}
 
+	/* pidfd_getpid (glibc 2.39) on a virtual pidfd: this process. */
+	pid_t (*getpid_of)(int) = (pid_t (*)(int))dlsym(RTLD_DEFAULT, "pidfd_getpid");
+	int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (!getpid_of || !is_vfd(self) || getpid_of(self) != getpid())
+		FAIL("pidfd_getpid(virtual pidfd %d of this process) is not getpid(): %s",
+		     self, strerror(errno));
+	close(self);
+
 	/* The hand-off: v (not close-on-exec) is open in the child. */
 	snprintf(script, sizeof(script), "exec 2>/dev/null; echo x >&%d && exit 7", v);
-	if ((st = run(spawn, "pidfd_spawn", "/bin/sh", NULL, script)) != 7)
+	if ((st = run(spawn, "pidfd_spawn", "/bin/bash", NULL, script)) != 7)
 		FAIL("pidfd_spawn: the child could not write to virtual %d (status %d, 7 expected)",
 		     v, st);
-	if ((st = run(spawnp, "pidfd_spawnp", "sh", NULL, script)) != 7)
+	if ((st = run(spawnp, "pidfd_spawnp", "bash", NULL, script)) != 7)
 		FAIL("pidfd_spawnp: the child could not write to virtual %d (status %d, 7 expected)",
 		     v, st);
 
@@ -100,7 +108,7 @@ int main(void)
 		FAIL("pipe: not virtual under UFD_MODE=all");
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	if ((st = run(spawnp, "pidfd_spawnp", "sh", &fa, "echo hello")) != 0)
+	if ((st = run(spawnp, "pidfd_spawnp", "bash", &fa, "echo hello")) != 0)
 		FAIL("pidfd_spawnp with a dup2 action: status %d", st);
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
