@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim_pidfd_spawn.c - pidfd_spawn and pidfd_spawnp (glibc 2.39): a
- * posix_spawn that returns a pidfd of the child instead of its pid.
+ * shim_pidfd_spawn.c - the spawn calls glibc 2.39-2.41 added:
+ * pidfd_spawn and pidfd_spawnp, a posix_spawn that returns a pidfd of the
+ * child instead of its pid, and posix_spawnattr_getcgroup_np, the getter
+ * of the cgroup descriptor a spawn puts its child in.
  *
  * The spawn itself is posix_spawn's (ufd_spawn_as, shim_exec.c: the
  * hand-off in the child's environment, the sanitizer's look at the file
@@ -9,6 +11,10 @@
  * finished like any other made one (newfd.h: UFD_MODE=all makes it
  * virtual, the application's limit applies).  glibc's pidfd is always
  * close-on-exec (clone3's CLONE_PIDFD).
+ *
+ * posix_spawnattr_setcgroup_np is a generated row (its descriptor
+ * translated as it is stored, as posix_spawn_file_actions_adddup2's);
+ * the getter maps the stored backing descriptor back to its virtual one.
  *
  * On an older glibc (Debian 12's 2.36) the real functions are not there:
  * their rows resolve to a stub that returns ENOSYS (shim.c), and glibc
@@ -83,4 +89,16 @@ UFD_PUBLIC int pidfd_spawnp(int *pidfd, const char *file,
 				      attr, argv };
 
 	return pidfd_spawn_finish(UFD_CALL_pidfd_spawnp, &a, envp);
+}
+
+/* The cgroup descriptor the attribute holds: the virtual one a backing
+ * descriptor stored by posix_spawnattr_setcgroup_np backs, else as
+ * stored.  Returns an error number (0: done). */
+UFD_PUBLIC int posix_spawnattr_getcgroup_np(const posix_spawnattr_t *attr, int *cgroup)
+{
+	int r = UFD_REAL(posix_spawnattr_getcgroup_np)(attr, cgroup), v;
+
+	if (r == 0 && *cgroup >= 0 && (v = vfd_owner(*cgroup)) >= 0)
+		*cgroup = v;
+	return r;
 }

@@ -5,9 +5,11 @@
  * that waitid(P_PIDFD) and pidfd_getpid accept, the child gets the
  * hand-off (a virtual descriptor without close-on-exec is open in it at
  * its number), and file actions naming a virtual descriptor work, as with
- * posix_spawn; pidfd_getpid (glibc 2.39) takes a virtual pidfd.  The
- * kernel's answer is the reference: the child's exit status and its pid
- * are the same through the pidfd as through the pid.  Skips (77) on a
+ * posix_spawn; pidfd_getpid (glibc 2.39) takes a virtual pidfd; glibc
+ * 2.41's posix_spawnattr_[gs]etcgroup_np take and give back a virtual
+ * descriptor, and a spawn into a cgroup through one runs as through the
+ * real one.  The kernel's answer is the reference: the child's exit
+ * status and its pid are the same through the pidfd as through the pid.  Skips (77) on a
  * glibc without pidfd_spawn (before 2.39, Debian 12's 2.36).
  */
 #define _GNU_SOURCE
@@ -65,6 +67,81 @@ static int run(spawn_fn *fn, const char *name, const char *sh,
 	return info.si_code == CLD_EXITED ? info.si_status : -1;
 }
 
+#ifndef POSIX_SPAWN_SETCGROUP
+#define POSIX_SPAWN_SETCGROUP 0x100
+#endif
+
+/*
+ * glibc 2.41's cgroup attribute: posix_spawnattr_getcgroup_np gives back
+ * the virtual descriptor setcgroup_np was given, and a spawn into this
+ * process's own cgroup through a virtual descriptor of its directory
+ * runs as through the real one (the kernel's answer: where moving there
+ * is not allowed, both fail alike).
+ */
+static void check_cgroup(spawn_fn *spawnp)
+{
+	int (*set)(posix_spawnattr_t *, int) =
+		(int (*)(posix_spawnattr_t *, int))dlsym(RTLD_DEFAULT,
+							 "posix_spawnattr_setcgroup_np");
+	int (*get)(const posix_spawnattr_t *, int *) =
+		(int (*)(const posix_spawnattr_t *, int *))dlsym(
+			RTLD_DEFAULT, "posix_spawnattr_getcgroup_np");
+	char *argv[] = { "true", NULL }, line[512], path[600];
+	int dir, v, got = -1, st[2];
+	posix_spawnattr_t attr;
+	siginfo_t info;
+	FILE *f;
+
+	if (!set || !get || !dlsym(dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD),
+				   "posix_spawnattr_setcgroup_np")) {
+		printf("cgroup attribute: not in this glibc (2.41 added it)\n");
+		return;
+	}
+	/* This process's cgroup (v2: "0::/path"), its directory. */
+	if (!(f = fopen("/proc/self/cgroup", "r")) || !fgets(line, sizeof(line), f) ||
+	    strncmp(line, "0::", 3)) {
+		printf("cgroup attribute: no cgroup v2 here; checked set and get only\n");
+		line[0] = 0;
+	}
+	if (f)
+		fclose(f);
+	line[strcspn(line, "\n")] = 0;
+	snprintf(path, sizeof(path), "/sys/fs/cgroup%s", line[0] ? line + 3 : "");
+	dir = open(line[0] ? path : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0 || (v = api_nonseqfd(dir, NONSEQFD_CLOEXEC)) < 0 || !is_vfd(v)) {
+		FAIL("cgroup attribute: no virtual descriptor of %s", path);
+		return;
+	}
+	posix_spawnattr_init(&attr);
+	if (set(&attr, v) || get(&attr, &got) || got != v)
+		FAIL("posix_spawnattr_getcgroup_np gives %d, not the virtual %d it was set to",
+		     got, v);
+	if (!line[0]) {
+		posix_spawnattr_destroy(&attr);
+		return;
+	}
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETCGROUP);
+	/* The kernel's answer through the real descriptor, then ufd's. */
+	for (int i = 0; i < 2; i++) {
+		int pidfd = -1;
+
+		set(&attr, i ? v : api_backing_fd(v));
+		st[i] = spawnp(&pidfd, "true", NULL, &attr, argv, environ);
+		if (st[i] == 0 && waitid(P_PIDFD, (id_t)pidfd, &info, WEXITED) == 0)
+			st[i] = info.si_status ? 1000 + info.si_status : 0;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	if (st[0] != st[1])
+		FAIL("a spawn into cgroup %s: %d through the real descriptor, %d through "
+		     "the virtual one", line + 3, st[0], st[1]);
+	else
+		printf("cgroup attribute: a spawn into %s: %s both ways\n", line + 3,
+		       st[0] ? strerror(st[0] % 1000) : "ok");
+	posix_spawnattr_destroy(&attr);
+	close(v);
+}
+
 int main(void)
 {
 	void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
@@ -115,6 +192,7 @@ int main(void)
 	memset(buf, 0, sizeof(buf));
 	if (read(p[0], buf, sizeof(buf) - 1) != 6 || strcmp(buf, "hello\n"))
 		FAIL("the child's output through the virtual pipe: \"%s\"", buf);
+	check_cgroup(spawnp);
 	if (!failed)
 		printf("PASS: pidfd_spawn and pidfd_spawnp under UFD_MODE=all\n");
 	return failed ? 1 : 0;
