@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * shim_pidfd_spawn.c - the spawn calls glibc 2.39-2.41 added:
+ * shim_pidfd_spawn.c - the spawn calls glibc 2.39 added:
  * pidfd_spawn and pidfd_spawnp, a posix_spawn that returns a pidfd of the
  * child instead of its pid, and posix_spawnattr_getcgroup_np, the getter
  * of the cgroup descriptor a spawn puts its child in.

@@ -6,7 +6,7 @@
  * hand-off (a virtual descriptor without close-on-exec is open in it at
  * its number), and file actions naming a virtual descriptor work, as with
  * posix_spawn; pidfd_getpid (glibc 2.39) takes a virtual pidfd; glibc
- * 2.41's posix_spawnattr_[gs]etcgroup_np take and give back a virtual
+ * 2.39's posix_spawnattr_[gs]etcgroup_np take and give back a virtual
  * descriptor, and a spawn into a cgroup through one runs as through the
  * real one.  The kernel's answer is the reference: the child's exit
  * status and its pid are the same through the pidfd as through the pid.  Skips (77) on a
@@ -72,7 +72,7 @@ static int run(spawn_fn *fn, const char *name, const char *sh,
 #endif
 
 /*
- * glibc 2.41's cgroup attribute: posix_spawnattr_getcgroup_np gives back
+ * glibc 2.39's cgroup attribute: posix_spawnattr_getcgroup_np gives back
  * the virtual descriptor setcgroup_np was given, and a spawn into this
  * process's own cgroup through a virtual descriptor of its directory
  * runs as through the real one (the kernel's answer: where moving there
@@ -94,7 +94,7 @@ static void check_cgroup(spawn_fn *spawnp)
 
 	if (!set || !get || !dlsym(dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD),
 				   "posix_spawnattr_setcgroup_np")) {
-		printf("cgroup attribute: not in this glibc (2.41 added it)\n");
+		printf("cgroup attribute: not in this glibc (2.39 added it)\n");
 		return;
 	}
 	/* This process's cgroup (v2: "0::/path"), its directory. */

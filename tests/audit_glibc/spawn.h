@@ -14,7 +14,7 @@ extern int pidfd_spawnp (int *__restrict __pidfd,
 			 char *const __argv[__restrict_arr],
 			 char *const __envp[__restrict_arr]);
 
-/* glibc 2.41's cgroup attribute of a spawn, declared as
+/* glibc 2.39's cgroup attribute of a spawn, declared as
  * <bits/spawn_ext.h> declares it: a descriptor in, one out. */
 extern int posix_spawnattr_getcgroup_np (const posix_spawnattr_t *
 					 __restrict __attr,
