@@ -480,4 +480,15 @@ static inline int ufd_ret_new_fd(int r, int added, enum ufd_call call)
 	return ufd_ret_new_fd_known(r, added, call, -1);
 }
 
+/*
+ * A spawn of posix_spawn's shape made by spawn_fn(arg, env) (glibc 2.39's
+ * pidfd_spawn and pidfd_spawnp, shim_pidfd_spawn.c) as posix_spawnp's
+ * wrapper makes its own (shim_spawn.c): the sanitizer's look at the
+ * actions, the hand-off in env.  Returns spawn_fn's error number, or the
+ * one making env failed with.  Not async-signal-safe.
+ */
+int ufd_spawn_as(enum ufd_call call, const posix_spawn_file_actions_t *actions,
+		 char *const argv[], char *const envp[],
+		 int (*spawn_fn)(void *arg, char *const env[]), void *arg);
+
 #endif /* UFD_SHIM_H */

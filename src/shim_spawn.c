@@ -165,6 +165,19 @@ UFD_PUBLIC int posix_spawnp(pid_t *pid, const char *file,
 						    argv, env_));
 }
 
+/* posix_spawnp's body for another spawn of its shape (shim_pidfd_spawn.c's
+ * pidfd_spawn and pidfd_spawnp): the sanitizer's look at the file actions
+ * when reports are on, then spawn(env) with the hand-off's environment.
+ * Returns spawn's error number (0: spawned).  Not async-signal-safe. */
+int ufd_spawn_as(enum ufd_call call, const posix_spawn_file_actions_t *actions,
+		 char *const argv[], char *const envp[],
+		 int (*spawn_fn)(void *arg, char *const env[]), void *arg)
+{
+	if (__builtin_expect(ufd_settings.report != NULL, 0))
+		spawn_report(actions, call, argv, envp);
+	WITH_SPAWN_ENV(envp, actions, spawn_fn(arg, env_));
+}
+
 /*
  * glibc checks the bound against the kernel's limit, which ufd holds above
  * the application's (placement.h): the application's is the one, as

@@ -37,7 +37,7 @@ FD_PARAM = re.compile(
     r"(__(?:fd\d?|fildes|dfd|\w+_dfd|dirfd|epfd|ufd|out_fd|in_fd|fdout|fdin|"
     r"tofd|fromfd|sockfd|pipedes|pidfd|pid_fd|oldfd|newfd|targetfd|tcfd|"
     r"outfd|infd|mountdirfd|lowfd|fanotify_fd|mqdes|fds|from|tty|s|"
-    r"amaster|aslave))\b")
+    r"amaster|aslave|cgroup))\b")
 
 # Functions that return a new descriptor (or write one into an array),
 # whatever their parameters are called: maintained by hand.

@@ -141,10 +141,27 @@ run "bash read -t 0 -u FD (select)" "exit status,stdout,stderr" \
 run "make -j2 (jobserver, pselect)" "exit status,stdout,stderr,file b,file c" \
 	'*with ufd: -6*bit out of range 0 - FD_SETSIZE on fd_set*' \
 	"make" -- make -s -j2 -f "$c/jobs.mk"
-# The same with make's pipes left real (UFD_EXCLUDE=pipe): the jobserver's
-# select() works, and everything else is still virtual.
+# The same with make's jobserver left real: its select() works, and
+# everything else is still virtual.  make 4.4 has two jobserver styles
+# (--jobserver-style): a named FIFO by default, which it open()s
+# (--jobserver-auth=fifo:PATH), and the pipe of the makes before it.
+# Each style is run with its call excluded: the pipe with UFD_EXCLUDE=pipe,
+# the FIFO with UFD_EXCLUDE=open; a make without styles has the pipe only.
+make_pipe="make"
+if make --help 2>/dev/null | grep -q -- --jobserver-style; then
+	make_pipe="make --jobserver-style=pipe"
+fi
 compare_options="-x pipe"
-run "make -j2 with UFD_EXCLUDE=pipe" agree '*' "make" -- make -s -j2 -f "$c/jobs.mk"
+run "make -j2 with UFD_EXCLUDE=pipe (jobserver: a pipe)" agree '*' "make" -- \
+	$make_pipe -s -j2 -f "$c/jobs.mk"
+if [ "$make_pipe" != make ]; then
+	compare_options="-x open"
+	run "make -j2 with UFD_EXCLUDE=open (jobserver: a named FIFO, make 4.4)" agree '*' \
+		"make" -- make --jobserver-style=fifo -s -j2 -f "$c/jobs.mk"
+else
+	printf '%-8s %6s  %s\n' skip - "make -j2 with a FIFO jobserver (this make $(make --version | sed -n '1s/GNU Make //p') has only the pipe; make 4.4 added --jobserver-style=fifo)"
+	skipped=$((skipped + 1))
+fi
 compare_options=
 
 # ---- UFD_MODE=random: the entries above that differ only because their

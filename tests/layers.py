@@ -54,7 +54,7 @@ LAYERS = [
       "shim_fcntl.c", "shim_close.c", "shim_msg.c", "shim_poll.c", "shim_ioctl.c",
       "shim_sysdata.c",
       "shim_stream.c", "shim_stream_closed.c", "shim_exec.h", "shim_exec.c",
-      "shim_spawn.c", "shim_vfork.c", "shim_path.c",
+      "shim_spawn.c", "shim_vfork.c", "shim_pidfd_spawn.c", "shim_path.c",
       "shim_limits.c", "shim_clone.c",
       "shim_signal.c", "shim_syscall.c", "shim_report.c", "shim_chain.c"]),
     ("api", "the public API and the one constructor",

@@ -48,3 +48,13 @@ make_unloadable() {
 	printf '#!/usr/bin/env static\n' >"$1/static.sh"
 	chmod +x "$1/static.sh"
 }
+
+# same_toolchain SOURCE_ROOT COMPILER: is this the toolchain the
+# instruction counts were measured with (bench/toolchain.txt)?  COMPILER
+# is the build's, as meson names it ("gcc 12.2.0"); the C library is this
+# system's.  Sets toolchain (this one) and reference (the file's).
+same_toolchain() {
+	toolchain="$2, $(getconf GNU_LIBC_VERSION 2>/dev/null || echo 'an unknown C library')"
+	reference=$(grep -v '^#' "$1/bench/toolchain.txt" | head -1)
+	[ "$toolchain" = "$reference" ]
+}

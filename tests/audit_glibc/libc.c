@@ -7,7 +7,11 @@
 int pidfd_spawn(void);
 int pidfd_spawnp(void);
 int pidfd_getpid(void);
+int posix_spawnattr_getcgroup_np(void);
+int posix_spawnattr_setcgroup_np(void);
 
 int pidfd_spawn(void) { return 0; }
 int pidfd_spawnp(void) { return 0; }
 int pidfd_getpid(void) { return 0; }
+int posix_spawnattr_getcgroup_np(void) { return 0; }
+int posix_spawnattr_setcgroup_np(void) { return 0; }
