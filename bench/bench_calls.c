@@ -205,6 +205,18 @@ static int close_ok(int fd)
 
 static int op_open(void) { return close_ok(note(open("/dev/null", O_RDONLY))); }
 static int op_vopen(void) { return close_ok(note(open("/dev/null", O_RDONLY | O_UNSEQFD))); }
+/* open + close at call depth 20: with reports on, each makes a stack
+ * capture of 16 frames of this program's (bench/run's capture row). */
+#define DEEP 20
+static volatile int deep_sink;
+static __attribute__((noinline)) int deep(int depth)
+{
+	int r = depth ? deep(depth - 1) : op_open();
+
+	deep_sink++; /* no tail call */
+	return r;
+}
+static int op_deepopen(void) { return deep(DEEP); }
 static int op_openat(void) { return close_ok(note(openat(AT_FDCWD, "/dev/null", O_RDONLY))); }
 static int op_vopenat(void) { return close_ok(note(openat(AT_FDCWD, "/dev/null", O_RDONLY | O_UNSEQFD))); }
 static int op_open2(void) { return close_ok(note(__open_2("/dev/null", O_RDONLY))); }
@@ -371,6 +383,7 @@ struct op {
 static const struct op ops[] = {
 	{ "open", NULL, op_open, -1 },
 	{ "vopen", NULL, op_vopen, 1 },
+	{ "deepopen", NULL, op_deepopen, -1 },
 	{ "openat", NULL, op_openat, -1 },
 	{ "vopenat", NULL, op_vopenat, 1 },
 	{ "open2", NULL, op_open2, -1 },
