@@ -40,11 +40,13 @@ int unwind_init(void)
 
 /* A rule, in 17 bits: bit 0 the CFA's register (0 rsp, 1 rbp), bits 1-11
  * the CFA's offset in words (1..2047), bits 12-16 where rbp is saved
- * (CFA - 8 * k, k 1..31) or 0 if it is unchanged.  Two special values:
- * NOT_SIMPLE (offset 0, rsp) and END (offset 0, rbp: the return address
- * is undefined, the outermost frame). */
+ * (CFA - 8 * k, k 1..31) or 0 if it is unchanged.  Three special values,
+ * with offset 0: NOT_SIMPLE, END (the return address is undefined: the
+ * outermost frame) and SIGNAL (the kernel's signal frame: the registers
+ * are in the ucontext_t at rsp, as glibc's __restore_rt's CFI says). */
 #define RULE_NOT_SIMPLE 0U
 #define RULE_END 1U
+#define RULE_SIGNAL (1U << 12)
 #define RULE_BITS 17
 #define ADDR_BITS 47
 #define ADDR_MASK ((1ULL << ADDR_BITS) - 1)
@@ -284,7 +286,7 @@ static unsigned find_rule(uintptr_t target)
 	uint8_t fde_enc = 0;
 	size_t lo, hi;
 	const char *aug;
-	int z = 0;
+	int z = 0, signal_frame = 0;
 
 	if (find_object((void *)target, &fo) != 0 || !fo.dlfo_eh_frame)
 		return RULE_NOT_SIMPLE;
@@ -368,8 +370,11 @@ static unsigned find_rule(uintptr_t target)
 				uint8_t enc = (uint8_t)fixed(&r, 1);
 
 				encoded(&r, enc & 0x7f, 0);
-			} else
-				return RULE_NOT_SIMPLE; /* 'S': a signal frame; others */
+			} else if (*a == 'S') {
+				signal_frame = 1;
+			} else {
+				return RULE_NOT_SIMPLE;
+			}
 		}
 		r.p = next;
 	} else if (aug[0]) {
@@ -377,6 +382,8 @@ static unsigned find_rule(uintptr_t target)
 	}
 	if (r.bad || r.p > r.end)
 		return RULE_NOT_SIMPLE;
+	if (signal_frame)
+		return RULE_SIGNAL;
 	s = (struct cfi_state){ REG_RSP, 8, SAME, SAME, 0, 0 };
 	if (run_cfi(&r, &s, &s, 0, 0, code_align, data_align, fde_enc) < 0)
 		return RULE_NOT_SIMPLE;
@@ -458,6 +465,14 @@ static __attribute__((noinline)) uint64_t entry_slow(uintptr_t key)
 	return made;
 }
 
+/* In the kernel's signal frame, rsp points at the ucontext_t: its
+ * uc_mcontext.gregs (after uc_flags, uc_link and uc_stack), and the slots
+ * of rbp, rsp and rip there (REG_RBP, REG_RSP, REG_RIP of sys/ucontext.h). */
+#define UC_GREGS 40
+#define REG_RBP_SLOT 10
+#define REG_RSP_SLOT 15
+#define REG_RIP_SLOT 16
+
 /* How far up the stack one frame may move: more means a wrong rule. */
 #define UNWIND_SPAN (1UL << 20)
 
@@ -485,6 +500,23 @@ __attribute__((noinline, no_sanitize_address)) int unwind_capture(uintptr_t *pcs
 		if ((e & ADDR_MASK) != key || !e)
 			e = entry_slow(key);
 		off = (uintptr_t)(e >> (ADDR_BITS + 1 - 3)) & (2047 << 3);
+		if (off == 0 && (e >> ADDR_BITS) == RULE_SIGNAL) {
+			/* The interrupted frame: its registers as they were,
+			 * its pc exact (not a return address). */
+			const uintptr_t *gregs = (const uintptr_t *)(sp + UC_GREGS);
+
+			if (gregs[REG_RSP_SLOT] <= sp)
+				return -1;
+			fp = gregs[REG_RBP_SLOT];
+			sp = gregs[REG_RSP_SLOT];
+			key = gregs[REG_RIP_SLOT];
+			if (key == 0)
+				return n;
+			pcs[n++] = key;
+			if (n == max)
+				return n;
+			continue;
+		}
 		if (off == 0)
 			return (e >> ADDR_BITS) == RULE_END ? n : -1;
 		cfa = ((e >> ADDR_BITS) & 1 ? fp : sp) + off;

@@ -6,8 +6,9 @@
  *
  * Only the simple rules that compilers emit for ordinary code are cached
  * (the CFA is rsp or rbp plus a constant, the return address at CFA-8,
- * rbp unchanged or saved at a constant offset from the CFA).  On any other
- * frame (a signal frame, a CFA given by an expression, code with no unwind
+ * rbp unchanged or saved at a constant offset from the CFA), and the
+ * kernel's signal frame.  On any other frame (a CFA given by an
+ * expression, a frame over 16 KiB without a frame pointer, code with no unwind
  * information) unwind_capture says so, and the caller uses glibc's
  * backtrace() for the whole stack: its stacks are the same as backtrace's.
  * x86_64 only; elsewhere unwind_capture always says so.
