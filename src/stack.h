@@ -38,8 +38,8 @@ int stack_init(void);
  * The caller's stack, without libufd's frames at its top: its depot id,
  * or 0 (no depot, depot full).  Lock-free (compare-and-swap on the
  * depot's slots and unwind.c's cache); async-signal-safe once stack_init
- * has run, as far as glibc's backtrace() is (called for stacks through a
- * signal frame, among others).
+ * has run, as far as glibc's backtrace() is (called for a stack with a
+ * frame unwind.c does not cover).
  */
 uint32_t stack_capture(void);
 
