@@ -18,6 +18,10 @@
  *   bench_calls exec N        N virtual descriptors, then exec_op: execve
  *                             of this program (argv[0], a full path) with
  *                             "nop": the hand-off.
+ *   bench_calls loop N OP     OP N times, nothing else (for a clock).
+ *   bench_calls spawn N       N times fork, execve of this program with
+ *                             "nop", waitpid (bench/sanitizer.sh: what a
+ *                             new process costs with reports on).
  *   bench_calls nop           nothing (the exec'd image).
  *   bench_calls list          the operations.
  *
@@ -205,6 +209,28 @@ static int close_ok(int fd)
 
 static int op_open(void) { return close_ok(note(open("/dev/null", O_RDONLY))); }
 static int op_vopen(void) { return close_ok(note(open("/dev/null", O_RDONLY | O_UNSEQFD))); }
+/* open + close at call depth 20: with reports on, each makes a stack
+ * capture of 16 frames of this program's (bench/run's capture row). */
+#define DEEP 20
+static volatile int deep_sink;
+static __attribute__((noinline)) int deep(int depth)
+{
+	int r = depth ? deep(depth - 1) : op_open();
+
+	deep_sink++; /* no tail call */
+	return r;
+}
+static int op_deepopen(void) { return deep(DEEP); }
+/* open, a 1-byte read, close: bench/sanitizer.sh's third workload. */
+static int op_orc(void)
+{
+	char c;
+	int fd = note(open("/dev/zero", O_RDONLY));
+
+	if (fd < 0 || read(fd, &c, 1) != 1)
+		return 1;
+	return close_ok(fd);
+}
 static int op_openat(void) { return close_ok(note(openat(AT_FDCWD, "/dev/null", O_RDONLY))); }
 static int op_vopenat(void) { return close_ok(note(openat(AT_FDCWD, "/dev/null", O_RDONLY | O_UNSEQFD))); }
 static int op_open2(void) { return close_ok(note(__open_2("/dev/null", O_RDONLY))); }
@@ -371,6 +397,8 @@ struct op {
 static const struct op ops[] = {
 	{ "open", NULL, op_open, -1 },
 	{ "vopen", NULL, op_vopen, 1 },
+	{ "deepopen", NULL, op_deepopen, -1 },
+	{ "orc", NULL, op_orc, -1 },
 	{ "openat", NULL, op_openat, -1 },
 	{ "vopenat", NULL, op_vopenat, 1 },
 	{ "open2", NULL, op_open2, -1 },
@@ -536,6 +564,26 @@ __attribute__((noinline)) int exec_op(char *self)
 	return 1;
 }
 
+/* spawn: n children, each exec'ing self with "nop"; 0 if all exit 0. */
+static int spawn(char *self, long n)
+{
+	char *argv[] = { self, (char *)"nop", NULL };
+	extern char **environ;
+
+	for (long i = 0; i < n; i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			execve(self, argv, environ);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &status, 0) != pid || status != 0)
+			return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct op *op;
@@ -549,6 +597,12 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "fork"))
 		return make_virtual(atol(argv[2])) < 0 ? 2 : fork_op();
+	if (argc == 4 && !strcmp(argv[1], "loop")) {
+		op = find(argv[3]);
+		return !op || (op->setup && op->setup() != 0) || run_loop(op, atol(argv[2]));
+	}
+	if (argc == 3 && !strcmp(argv[1], "spawn"))
+		return spawn(argv[0], atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "exec"))
 		return make_virtual(atol(argv[2])) < 0 ? 2 : exec_op(argv[0]);
 	if (argc == 4 && !strcmp(argv[1], "time")) {
@@ -564,7 +618,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3 || atol(argv[1]) <= 0) {
-		fprintf(stderr, "usage: bench_calls N OP... | time N OP | fork N | exec N | nop | list\n");
+		fprintf(stderr, "usage: bench_calls N OP... | time N OP | fork N | exec N | loop N OP | spawn N | nop | list\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {

@@ -183,16 +183,21 @@ static void variable(const char *s, struct names *nm, struct listen *l)
 /*
  * Call fn on each string of the NULL-terminated array a (argv or envp),
  * read without faulting; fn returns what it wants passed with the next.
- * Stops at the end, or where the array cannot be read.
+ * Stops at the end, or where the array cannot be read.  The first HEAD
+ * bytes of up to 64 strings are read in one system call (an exec's
+ * environment in one or two, not two calls a variable); a string with no
+ * NUL there is read on by read_str.
  */
 static void each_string(char *const a[], int (*fn)(const char *, int, void *),
 			void *ctx)
 {
-	char *batch[64], buf[STR_MAX];
+	char *batch[64], buf[STR_MAX], heads[64][HEAD];
+	struct ufd_iovec mine[64], theirs[64];
+	long pid = ufd_sys_getpid();
 	int carry = 0;
 
 	for (size_t i = 0; a;) {
-		size_t ask = to_page_end(&a[i]), n;
+		size_t ask = to_page_end(&a[i]), n, want = 0, end;
 		long got;
 
 		if (ask > sizeof(batch))
@@ -204,11 +209,27 @@ static void each_string(char *const a[], int (*fn)(const char *, int, void *),
 
 		if (!n)
 			return;
-		for (size_t k = 0; k < n; k++) {
-			if (!batch[k])
-				return;
-			carry = read_str(batch[k], buf) < 0 ? 0 : fn(buf, carry, ctx);
+		for (end = 0; end < n && batch[end]; end++) {
+			size_t len = to_page_end(batch[end]);
+
+			if (len > HEAD)
+				len = HEAD;
+			theirs[end] = (struct ufd_iovec){ batch[end], len };
+			mine[end] = (struct ufd_iovec){ heads[end], len };
+			want += len;
 		}
+		if (end && ufd_sys_read_self_pieces(pid, mine, theirs, end) != (long)want)
+			want = 0; /* one unreadable: each by itself */
+		for (size_t k = 0; k < end; k++) {
+			const char *nul = want ? ufd_find_nul(heads[k], mine[k].len) : NULL;
+
+			if (nul)
+				carry = fn(heads[k], carry, ctx);
+			else
+				carry = read_str(batch[k], buf) < 0 ? 0 : fn(buf, carry, ctx);
+		}
+		if (end < n)
+			return;
 		i += n;
 	}
 }

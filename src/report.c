@@ -40,19 +40,24 @@ const char *const report_kind_name[REPORT_NKINDS] = {
 
 /* ---- records ---- */
 
-/* Numbers are below 2^31: 2^19 chunks of 4096 records, each mapped on its
- * first record, the table of chunks mapped (untouched) at start-up. */
-#define CHUNK_BITS 12
+/* Numbers are below 2^31: 2^23 chunks of 256 records (7 kB: a scan of a
+ * chunk, at exit, touches two pages, not 28), each mapped on its first
+ * record, the table of chunks mapped (untouched) at start-up. */
+#define CHUNK_BITS 8
 #define CHUNK (1U << CHUNK_BITS)
 #define NCHUNKS (1U << (31 - CHUNK_BITS))
 
 static struct fdrec **chunks;
+/* One more than the highest chunk mapped: a scan of the records reads the
+ * table up to it, not all of it (64 MB: reading it touched 1,024 pages of
+ * 4 MB, as it was, at each exit and exec of a process with reports on). */
+static uint32_t chunks_end;
 
 /* Chunks handed out without a system call: a region reserved at start-up
  * (MAP_NORESERVE: only the pages used cost memory), so that recording
  * needs no mmap while the program may be under a seccomp filter.  Past
  * it, a chunk is mapped on its own. */
-#define POOL_CHUNKS 256
+#define POOL_CHUNKS 4096
 static char *chunk_pool;
 static uint32_t pool_used;
 
@@ -82,10 +87,17 @@ static struct fdrec *rec_of(int fd, int make)
 	if (ufd_sys_is_error((long)p))
 		return NULL;
 	if (!__atomic_compare_exchange_n(&chunks[c], &chunk, (struct fdrec *)p, 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		memset(p, 0, CHUNK * sizeof(struct fdrec)); /* another won: wasted */
-	else
+	} else {
+		uint32_t end = __atomic_load_n(&chunks_end, __ATOMIC_RELAXED);
+
 		chunk = p;
+		while (end < c + 1 &&
+		       !__atomic_compare_exchange_n(&chunks_end, &end, c + 1, 0,
+						    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			;
+	}
 	return &chunk[(uint32_t)fd & (CHUNK - 1)];
 }
 
@@ -324,13 +336,14 @@ void report_close_failed(int fd)
 void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 {
 	uint32_t stack = 0, tid = gettid_raw();
+	uint32_t end = __atomic_load_n(&chunks_end, __ATOMIC_ACQUIRE);
 
 	release_held(0, -1);
 	if (!chunks || first > INT_MAX)
 		return;
 	if (last > INT_MAX)
 		last = INT_MAX;
-	for (uint32_t c = first >> CHUNK_BITS; c <= last >> CHUNK_BITS; c++) {
+	for (uint32_t c = first >> CHUNK_BITS; c <= last >> CHUNK_BITS && c < end; c++) {
 		struct fdrec *chunk = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
 
 		for (uint32_t i = 0; chunk && i < CHUNK; i++) {
@@ -383,9 +396,11 @@ void report_fd_set(int fd, enum ufd_call call)
 /* Call fn(fd) for every number whose record is open. */
 static void each_open_record(void (*fn)(int fd, void *ctx), void *ctx)
 {
+	uint32_t end = __atomic_load_n(&chunks_end, __ATOMIC_ACQUIRE);
+
 	if (!chunks)
 		return;
-	for (uint32_t c = 0; c < NCHUNKS; c++) {
+	for (uint32_t c = 0; c < end; c++) {
 		struct fdrec *chunk = __atomic_load_n(&chunks[c], __ATOMIC_ACQUIRE);
 
 		for (uint32_t i = 0; chunk && i < CHUNK; i++)

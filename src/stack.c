@@ -38,6 +38,7 @@
 #include <sys/stat.h>
 
 #include "sys.h"
+#include "unwind.h"
 
 #define DEPOT_ENTRIES (1U << 16)
 #define DEPOT_SLOTS (1U << 17) /* a power of two, twice the entries */
@@ -152,6 +153,7 @@ int stack_init(void)
 	if (!dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP))
 		self = NULL;
 	dl_iterate_phdr(find_ranges, self);
+	unwind_init();
 	/* Loads libgcc_s now, not in the first capture. */
 	backtrace_fn(warm, 4);
 	{
@@ -195,27 +197,31 @@ static int same(const struct depot_entry *e, uint32_t hash, const uintptr_t *pc,
 uint32_t stack_capture(void)
 {
 	struct depot_entry *d = __atomic_load_n(&depot, __ATOMIC_ACQUIRE);
-	void *raw[CAPTURE_MAX];
+	uintptr_t raw[CAPTURE_MAX];
 	uintptr_t pc[STACK_FRAMES];
 	int got, skip = 0, n;
 	uint32_t hash, slot, want = 0;
 
 	if (!d)
 		return 0;
-	got = backtrace_fn(raw, CAPTURE_MAX);
+	/* The cached rules (unwind.c), or backtrace() on a frame they do
+	 * not cover: the same stack either way. */
+	got = unwind_capture(raw, CAPTURE_MAX);
+	if (got < 0)
+		got = backtrace_fn((void **)raw, CAPTURE_MAX);
 	/* ufd's frames at the top, and above them those of an interceptor
 	 * of backtrace itself (a sanitizer runtime's). */
-	while (skip < got && skip < 3 && !is_self((uintptr_t)raw[skip]))
+	while (skip < got && skip < 3 && !is_self(raw[skip]))
 		skip++;
 	if (skip == got || skip == 3)
 		skip = 0;
-	while (skip < got && is_self((uintptr_t)raw[skip]))
+	while (skip < got && is_self(raw[skip]))
 		skip++;
-	while (skip < got && in_ranges(&runtime_ranges, (uintptr_t)raw[skip]))
+	while (skip < got && in_ranges(&runtime_ranges, raw[skip]))
 		skip++;
 	n = got - skip < STACK_FRAMES ? got - skip : STACK_FRAMES;
 	for (int i = 0; i < n; i++)
-		pc[i] = (uintptr_t)raw[skip + i];
+		pc[i] = raw[skip + i];
 	hash = hash_frames(pc, n);
 	for (slot = hash & (DEPOT_SLOTS - 1);; slot = (slot + 1) & (DEPOT_SLOTS - 1)) {
 		uint32_t v = __atomic_load_n(&depot_slots[slot], __ATOMIC_ACQUIRE);

@@ -3,9 +3,10 @@
  * stack.h - call stacks for the sanitizer's reports (UFD_REPORT): captured
  * into a deduplicating depot, symbolized when a report is written.
  *
- * Capture is glibc's backtrace(), which unwinds through .eh_frame with
- * libgcc's unwinder, so it works in programs built without frame
- * pointers.  The stacks live in a fixed depot: a stack is stored once and
+ * Capture gives what glibc's backtrace() gives (it unwinds through
+ * .eh_frame, so it works in programs built without frame pointers), at a
+ * fraction of its cost: unwind.c caches each return address's rule, and
+ * backtrace() is called only for a stack with a frame it does not cover.  The stacks live in a fixed depot: a stack is stored once and
  * named by a 32-bit id, so a loop that makes a million descriptors at the
  * same place uses one entry.  When the depot is full, new stacks get id 0
  * ("no stack"): memory is bounded.
@@ -36,8 +37,9 @@ int stack_init(void);
 /*
  * The caller's stack, without libufd's frames at its top: its depot id,
  * or 0 (no depot, depot full).  Lock-free (compare-and-swap on the
- * depot's slots); async-signal-safe once stack_init has run, as far as
- * glibc's backtrace() is.
+ * depot's slots and unwind.c's cache); async-signal-safe once stack_init
+ * has run, as far as glibc's backtrace() is (called for a stack with a
+ * frame unwind.c does not cover).
  */
 uint32_t stack_capture(void);
 

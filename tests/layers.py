@@ -31,7 +31,7 @@ LAYERS = [
      "the look-up of the real functions",
      ["sys.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "settings.h", "settings.c",
       "log.h", "log.c", "calls.def", "calls.h", "calls.c", "symbols.h",
-      "symbols.c", "stack.h", "stack.c", "escape.h", "escape.c", "ufd.h"]),
+      "symbols.c", "stack.h", "stack.c", "unwind.h", "unwind.c", "escape.h", "escape.c", "ufd.h"]),
     ("fdmap", "the descriptor map and the reverse map, pure data structures",
      ["fdmap.h", "fdmap.c", "revmap.h", "revmap.c"]),
     ("placement", "where backing descriptors live; the kernel's limit",
