@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 
 #include "sys.h"
+#include "vfd_internal.h"
 #include "vfd_table.h"
 
 void *vfd_shared_tid_address(void)
@@ -60,16 +61,74 @@ unsigned vfd_files_shared;
 
 void vfd_shared_files_note(uint64_t flags)
 {
-	if ((flags & CLONE_FILES) && !(flags & CLONE_VM) &&
-	    !__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED))
-		__atomic_store_n(&vfd_files_shared, 1, __ATOMIC_RELAXED);
+	if (!(flags & CLONE_FILES) || (flags & CLONE_VM) || vfd_files_shared_now())
+		return;
+	__atomic_store_n(&vfd_files_shared, 1, __ATOMIC_SEQ_CST);
+	vfd_alone_recheck(); /* vfd_create's single-threaded path asks not */
+	if (vfd_lock() < 0)
+		return;
+	vfd_shared_flags_to_kernel();
+	vfd_unlock();
+}
+
+/* The kernel's FD_CLOEXEC for slot value v's backing descriptor. */
+static void mirror(uint32_t v)
+{
+	ufd_sys_fcntl(vfd_backing_of(v), F_SETFD, v & VFD_CLOEXEC ? FD_CLOEXEC : 0);
+}
+
+void vfd_shared_flags_changed(uint32_t v)
+{
+	if (vfd_files_shared_now() && (v & VFD_BUSY))
+		mirror(v);
+}
+
+void vfd_shared_flags_to_kernel(void)
+{
+	int64_t idx;
+
+	if (!vfd_files_shared_now())
+		return;
+	VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+
+		if (v & VFD_BUSY)
+			mirror(v);
+	}
+}
+
+/* Slot idx's close-on-exec flag from its backing descriptor's kernel one:
+ * 0, or -EBADF if that has gone. */
+static int flag_from_kernel(uint32_t idx, uint32_t v)
+{
+	int k = ufd_sys_fcntl(vfd_backing_of(v), F_GETFD, 0);
+
+	if (k == -EBADF)
+		return -EBADF;
+	if (k >= 0 && !(k & FD_CLOEXEC) != !(v & VFD_CLOEXEC))
+		vfd_update_open(&vfd_map, idx, VFD_CLOEXEC, k & FD_CLOEXEC ? VFD_CLOEXEC : 0);
+	return 0;
+}
+
+void vfd_shared_flags_from_kernel(void)
+{
+	int64_t idx;
+
+	if (!vfd_files_shared_now())
+		return;
+	VFD_FOR_EACH_SLOT(&vfd_map, idx, 0) {
+		uint32_t v = fdmap_get(&vfd_map, (uint32_t)idx);
+
+		if ((v & VFD_BUSY) && flag_from_kernel((uint32_t)idx, v) == -EBADF)
+			vfd_update_open(&vfd_map, (uint32_t)idx, 0, VFD_CLOEXEC);
+	}
 }
 
 int vfd_shared_gone_slow(int vfd)
 {
 	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
 
-	if (!v || ufd_sys_fcntl((int)(v >> VFD_REAL_SHIFT), F_GETFD, 0) != -EBADF)
+	if (!v || flag_from_kernel((uint32_t)vfd - FD_UNSEQ_BASE, v) == 0)
 		return 0;
 	vfd_forget(vfd);
 	return -EBADF;

@@ -637,7 +637,7 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
-	if (vfd_in_vfork_child() || vfd_shared_maybe())
+	if (vfd_in_vfork_child() || vfd_shared_maybe() || vfd_files_shared_now())
 		return -EBUSY;
 	vfd_init();
 	/*
@@ -754,7 +754,8 @@ static unsigned vfork_depth;
 static int alone_may(void)
 {
 	return !ufd_log_on && !__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED) &&
-	       !__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED);
+	       !__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED) &&
+	       !vfd_files_shared_now();
 }
 
 /* alone_ok again after a vfork is over (in its parent, or in a fork
@@ -983,6 +984,7 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags)
 	mask &= VFD_FLAGS;
 	if (!(vfd_update_open(&vfd_map, idx, mask, flags & mask) & VFD_BUSY))
 		return -EBADF;
+	vfd_shared_flags_changed(fdmap_get(&vfd_map, idx));
 	return 0;
 }
 
@@ -1083,6 +1085,8 @@ static int move_backing(int fd, int higher_only)
 
 	if (owner < 0)
 		return 0;
+	if (vfd_files_shared_now()) /* the other table may name it */
+		return higher_only ? 0 : -EBUSY;
 	v = fdmap_get(&vfd_map, idx);
 	if (!(v & VFD_BUSY)) {
 		/* a pending close: its number is free */
