@@ -39,7 +39,7 @@ LAYERS = [
     ("report", "the sanitizer's records of descriptors and its reports",
      ["report.h", "report.c", "report_out.h", "report_out.c", "fdname.h",
       "fdname.c", "exec_names.h", "exec_names.c", "report_probe.h",
-      "report_probe.c", "report_group.h", "report_group.c"]),
+      "report_probe.c", "report_group.h", "report_group.c", "report_given.h", "report_given.c"]),
     ("newfd", "what happens to a descriptor a call has just made",
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
