@@ -63,19 +63,15 @@ int ufd_open_probe_failed(const char *path, int flags, int err);
 #define UFD_OPEN_PROBED(name, flags, path, ...)                               \
 	({                                                                     \
 		int probe_ = ufd_open_probe(flags), res_, how_;                \
-		if (__builtin_expect(!probe_, 1)) {                            \
-			res_ = UFD_REAL(name)(__VA_ARGS__);                    \
-		} else {                                                       \
-			flags |= O_NOFOLLOW;                                   \
-			res_ = UFD_REAL(name)(__VA_ARGS__);                    \
-			flags &= ~O_NOFOLLOW;                                  \
-			if (res_ < 0) {                                        \
-				how_ = ufd_open_probe_failed(path, flags, errno); \
-				if (how_ < 0)                                  \
-					errno = -how_;                         \
-				else if (how_)                                 \
-					res_ = UFD_REAL(name)(__VA_ARGS__);    \
-			}                                                      \
+		flags ^= probe_;                                               \
+		res_ = UFD_REAL(name)(__VA_ARGS__);                            \
+		flags ^= probe_;                                               \
+		if (__builtin_expect(probe_ && res_ < 0, 0)) {                 \
+			how_ = ufd_open_probe_failed(path, flags, errno);      \
+			if (how_ < 0)                                          \
+				errno = -how_;                                 \
+			else if (how_)                                         \
+				res_ = UFD_REAL(name)(__VA_ARGS__);            \
 		}                                                              \
 		res_;                                                          \
 	})
