@@ -186,10 +186,6 @@ size_t ufd_path_before(const char *path);
 size_t ufd_path_after(const char *path, int err);
 const char *ufd_path(const char *path, char *buf, size_t size);
 
-/* Does path, which the kernel has read, name a backing descriptor (as
- * /dev/fd/B, /proc/self/fd/B...)?  1 or 0.  Async-signal-safe. */
-int ufd_path_names_backing(const char *path);
-
 /* In a wrapper of a call that changes what path names, before the call:
  * path (a variable) rewritten as ufd_path_before says, in a buffer this
  * declares. */

@@ -20,7 +20,6 @@
 #include "procfs.h"
 #include "report.h"
 #include "report_out.h"
-#include "shim_open_probe.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_shared.h"
@@ -112,7 +111,7 @@ open_result(int fd, int flags, int added, enum ufd_call call)
 		if (vfd_any() && (flags & (O_CREAT | O_TRUNC)) &&              \
 		    (n_ = ufd_path_before(path)))                              \
 			return name##_rewritten(0, 0, n_, added_, UFD_UNPAREN fwd); \
-		r_ = UFD_OPEN_PROBED(name, flags, path, __VA_ARGS__);          \
+		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
 		OPEN_MADE(name, path, r_, added_, fwd);                        \
 		return open_result(r_, flags, added_, UFD_CALL_##name);        \
 	} while (0)
@@ -183,7 +182,7 @@ struct open_call {
 		c_.path = path;                                                \
 		c_.flags = flags;                                              \
 		prep;                                                          \
-		r_ = UFD_OPEN_PROBED(name, flags, path, __VA_ARGS__);          \
+		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
 		/* A failed call (-1 is not newfd_movable) goes there too. */  \
 		if (vfd_any() || !newfd_movable(r_))                           \
 			return name##_made(r_, &c_);                           \

@@ -98,11 +98,6 @@ static enum names path_names(const char *path)
 	return vfd_is_backing(n) ? NAMES_BACKING : NAMES_NOTHING;
 }
 
-int ufd_path_names_backing(const char *path)
-{
-	return path_names(path) == NAMES_BACKING;
-}
-
 /* The longest prefix that can tell whether a path names a descriptor:
  * "/proc/<pid>/fdinfo/<n>/" is at most 36 characters. */
 #define PREFIX_MAX 64

@@ -44,7 +44,7 @@ LAYERS = [
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
      ["shim.h", "shim.c", "shim_fd.c", "shim_msg.c", "shim_ioctl.c", "shim_sysdata.c",
-      "shim_stream.c", "shim_stream_closed.c", "shim_exec.c", "shim_path.c", "shim_open_probe.h", "shim_open_probe.c",
+      "shim_stream.c", "shim_stream_closed.c", "shim_exec.c", "shim_path.c",
       "shim_limits.c", "shim_clone.c",
       "shim_signal.c", "shim_syscall.c", "shim_report.c", "shim_chain.c"]),
     ("api", "the public API and the one constructor",
