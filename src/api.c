@@ -9,6 +9,7 @@
 #include "fdname.h"
 #include "log.h"
 #include "report.h"
+#include "report_given.h"
 #include "settings.h"
 #include "sys.h"
 #include "ufd.h"
@@ -108,15 +109,18 @@ UFD_PUBLIC int ufd_backing_fd(int fd)
  * a feature in play does not need is not run nor even read (each page of
  * code or data is a page fault in every process: HACKING.md, Start-up).
  */
-__attribute__((constructor)) static void ufd_init(void)
+__attribute__((constructor)) static void ufd_init(int argc, char **argv, char **envp)
 {
+	(void)argc;
 	ufd_settings_load();
 	ufd_log_init(ufd_settings.log);
 	ufd_shim_init();
 	if (ufd_settings.mode_random)
 		ufd_random_init();
-	if (ufd_settings.report)
+	if (ufd_settings.report) {
 		ufd_report_shim_init();
+		report_given_start(argv, envp); /* glibc passes them */
+	}
 	vfd_start();
 	ufd_stream_init();
 	ufd_signal_init();

@@ -311,6 +311,7 @@ int handoff_prepare(struct handoff *h, int spawn, int keep)
 	 * inheritable; the lock still keeps a first virtual descriptor, and
 	 * the raised limit it brings, from being made under the exec. */
 	exec_state.any = vfd_map.live || vfd_mark_map.live;
+	vfd_shared_flags_from_kernel(); /* a shared table: the kernel's flags */
 	if (exec_state.any && (err = write_entry(h, spawn)) < 0) {
 		vfd_unlock();
 		return err;
@@ -331,6 +332,7 @@ void handoff_done(struct handoff *h)
 	placement_exec(0);
 	if (exec_state.any)
 		set_inheritable(0, exec_state.spawn);
+	vfd_shared_flags_to_kernel(); /* a shared table: the flags back */
 	if (exec_state.file >= 0) {
 		ufd_sys_close(exec_state.file);
 		exec_state.file = -1;

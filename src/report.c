@@ -255,6 +255,16 @@ void report_created(int fd, enum ufd_call call, int inherit)
 	release_held(0, -1);
 }
 
+void report_given_named(int fd)
+{
+	struct fdrec *p = rec_of(fd, 0);
+
+	if (p && GET(p->state) == REC_UNKNOWN && GET(p->name)) {
+		SET(p->inherit, REC_GIVEN_NAMED);
+		SET(p->state, REC_OPEN);
+	}
+}
+
 void report_inherit(int fd)
 {
 	struct fdrec *p = rec_of(fd, 0);
@@ -430,7 +440,7 @@ static int exec_check(int fd, void *ctx)
 {
 	struct exec_scan *x = ctx;
 
-	if (fd <= 2 || GET(rec_of(fd, 0)->inherit) || listed(fd, x->named, x->n_named) ||
+	if (fd <= 2 || GET(rec_of(fd, 0)->inherit) == 1 || listed(fd, x->named, x->n_named) ||
 	    listed(fd, x->closed, x->n_closed) ||
 	    (x->close_from >= 0 && fd >= x->close_from) || !open_now(fd))
 		return 0;
@@ -522,7 +532,8 @@ static void report_leaks(enum report_kind kind, enum ufd_call call,
 static int exit_leak(int fd, void *ctx)
 {
 	(void)ctx;
-	return fd > 2 && GET(rec_of(fd, 0)->made_epoch) == epoch && open_now(fd);
+	return fd > 2 && GET(rec_of(fd, 0)->made_epoch) == epoch &&
+	       GET(rec_of(fd, 0)->inherit) != REC_GIVEN_NAMED && open_now(fd);
 }
 
 /*

@@ -62,6 +62,17 @@ void report_created(int fd, enum ufd_call call, int inherit);
  * Lock-free, async-signal-safe, no system call. */
 uint32_t report_name_of(int fd);
 
+/*
+ * With UFD_REPORT_LEAKS, from report_given.c at start-up: fd, open when
+ * the program started (named by report_init) and not closed since, was
+ * given to it by name (its own arguments or environment name it): its
+ * record becomes open, and an exec that passes it on without naming it to
+ * the new program (nor the program marking it, report_inherit) reports it
+ * as an exec leak.  Never an exit leak (the program did not make it).
+ */
+#define REC_GIVEN_NAMED 2
+void report_given_named(int fd);
+
 /* The program cleared fd's close-on-exec flag (fcntl F_SETFD): it means
  * fd to cross an exec. */
 void report_inherit(int fd);

@@ -18,7 +18,8 @@ struct fdrec {
 	uint32_t made_tid, closed_tid;
 	uint16_t made_call, closed_call;
 	uint8_t state;	 /* REC_* */
-	uint8_t inherit; /* the program means it to cross an exec */
+	uint8_t inherit; /* the program means it to cross an exec (1), or
+			  * was given it by name (REC_GIVEN_NAMED) */
 	uint32_t name;	 /* what it refers to (fdname.h), 0: not known */
 	uint8_t made_epoch, closed_epoch; /* the process's when made, closed */
 };

@@ -351,4 +351,12 @@ static inline void unmark(int fd)
 		vfd_update_open(&vfd_mark_map, (uint32_t)fd, ~0U, VFD_MARK_CLEARED);
 }
 
+/*
+ * While the kernel's table is shared without the memory (vfd_files.c):
+ * slot idx's close-on-exec flag (slot value v) set from its backing
+ * descriptor's kernel flag.  Returns 0, or -EBADF if the backing
+ * descriptor has gone from the kernel's table.  One fcntl; lock-free.
+ */
+int vfd_flag_from_kernel(uint32_t idx, uint32_t v);
+
 #endif /* UFD_VFD_INTERNAL_H */

@@ -109,6 +109,8 @@ static int move_backing(int fd, int higher_only)
 
 	if (owner < 0)
 		return 0;
+	if (vfd_files_shared_now()) /* the other table may name it */
+		return higher_only ? 0 : -EBUSY;
 	v = fdmap_get(&vfd_map, idx);
 	if (!(v & VFD_BUSY)) {
 		/* a pending close: its number is free */

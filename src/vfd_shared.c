@@ -56,10 +56,3 @@ void vfd_shared_clone_end(void)
 }
 
 unsigned vfd_files_shared;
-
-void vfd_shared_files_note(uint64_t flags)
-{
-	if ((flags & CLONE_FILES) && !(flags & CLONE_VM) &&
-	    !__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED))
-		__atomic_store_n(&vfd_files_shared, 1, __ATOMIC_RELAXED);
-}

@@ -129,35 +129,72 @@ void vfd_shared_raw_child(void *tid_address);
 /*
  * A process that shares its kernel descriptor table with another without
  * sharing its memory (clone with CLONE_FILES and without CLONE_VM: LTP's
- * close_range01, some sandboxes) has one kernel table and two ufd tables:
- * a close in the other process closes a backing descriptor behind this
- * process's table.  The calls that ufd answers without the kernel
- * (F_GETFD, F_SETFD, FIOCLEX, FIONCLEX) then ask the kernel whether the
- * backing descriptor is still open; the others reach the kernel anyway,
- * which answers EBADF for it.  vfd_files_shared: such a clone was made
- * through libc, by this process or one it was cloned from (set in the
- * parent before the call, so the child has it too; never cleared).
+ * close_range01, some sandboxes) has one kernel table and two ufd tables.
+ * ufd does not share its table; from such a clone made through libc on
+ * (vfd_files_shared: set in the parent before the call, so that the child
+ * has it too, and never cleared, also in later children of either), it
+ * keeps the kernel the judge of every virtual descriptor, at no cost to a
+ * process that never made such a clone (one load):
+ *
+ * - no new backing descriptor is made (vfd_create: -EBUSY, so that mode
+ *   all and random leave new descriptors real, as in a vfork child) and
+ *   none moves (setrlimit leaves them, a dup2 onto one is -EBUSY): a
+ *   backing descriptor's number then never gets another file from ufd,
+ *   so one the other process closed stays closed, and every call that
+ *   reaches the kernel on it says EBADF;
+ * - the calls ufd answers itself (F_GETFD, F_SETFD, FIOCLEX, FIONCLEX)
+ *   first ask the kernel whether the backing descriptor is still open
+ *   (vfd_shared_gone);
+ * - the kernel's close-on-exec flag of a backing descriptor is its
+ *   virtual descriptor's (set for each at the clone, written with every
+ *   change, vfd_shared_flags_changed): F_GETFD and exec read it, so a
+ *   flag the other process set is seen.
+ *
+ * Close-on-fork marks (of virtual and of real descriptors) have no flag in
+ * the kernel to keep them in: each process sees its own only.
  */
 extern unsigned vfd_files_shared __attribute__((visibility("hidden")));
 
+static inline int vfd_files_shared_now(void)
+{
+	return __builtin_expect(__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED) != 0, 0);
+}
+
 /* Before a clone through libc with these flags: note CLONE_FILES without
- * CLONE_VM.  Async-signal-safe. */
+ * CLONE_VM, the first time setting each backing descriptor's kernel
+ * close-on-exec flag to its virtual descriptor's (takes the table lock:
+ * not from a handler that interrupted a change to the table, where the
+ * flags stay as they are).  Async-signal-safe. */
 void vfd_shared_files_note(uint64_t flags);
 
 /*
  * For a call ufd answers itself on virtual descriptor vfd: 0, or -EBADF
  * if vfd_files_shared and vfd's backing descriptor has gone from the
  * kernel's table (vfd is then dropped from the table, its number not
- * closed: it may be another's now).  One load while the table is not
+ * closed: it may be another's now); if it is there, vfd's close-on-exec
+ * flag is set to the kernel's first.  One load while the table is not
  * shared; then a system call.  Takes the table lock to drop.
  */
 int vfd_shared_gone_slow(int vfd);
 
 static inline int vfd_shared_gone(int vfd)
 {
-	if (__builtin_expect(!__atomic_load_n(&vfd_files_shared, __ATOMIC_RELAXED), 1))
+	if (!vfd_files_shared_now())
 		return 0;
 	return vfd_shared_gone_slow(vfd);
 }
+
+/* vfd_set_flags has changed vfd's flags (slot value v): while the table
+ * is shared, its backing descriptor's kernel close-on-exec flag follows.
+ * Lock-free, async-signal-safe. */
+void vfd_shared_flags_changed(uint32_t v);
+
+/* With the table lock held, while the table is shared: each virtual
+ * descriptor's close-on-exec flag from its backing descriptor's (the
+ * other process may have changed it; one gone from the kernel's table
+ * becomes close-on-exec, so that no exec hands it off), or (mirror) each
+ * backing descriptor's from its virtual descriptor's. */
+void vfd_shared_flags_from_kernel(void);
+void vfd_shared_flags_to_kernel(void);
 
 #endif /* UFD_VFD_SHARED_H */

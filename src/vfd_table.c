@@ -270,7 +270,7 @@ int vfd_create_placed(int real_fd, uint32_t flags, enum vfd_where where, int at)
 	int backing = -EAGAIN, err, maker = 0;
 	int64_t idx;
 
-	if (vfd_in_vfork_child() || vfd_shared_maybe())
+	if (vfd_in_vfork_child() || vfd_shared_maybe() || vfd_files_shared_now())
 		return -EBUSY;
 	vfd_init();
 	/*
@@ -387,7 +387,8 @@ unsigned vfork_depth;
 static int alone_may(void)
 {
 	return !ufd_log_on && !__atomic_load_n(&vfork_depth, __ATOMIC_RELAXED) &&
-	       !__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED);
+	       !__atomic_load_n(&vfd_shared_clones, __ATOMIC_RELAXED) &&
+	       !vfd_files_shared_now();
 }
 
 /* alone_ok again after a vfork is over (in its parent, or in a fork
@@ -556,7 +557,7 @@ int vfd_shared_gone_slow(int vfd)
 {
 	uint32_t v = vfd_in_space(vfd) ? vfd_slot(vfd) : 0;
 
-	if (!v || ufd_sys_fcntl((int)(v >> VFD_REAL_SHIFT), F_GETFD, 0) != -EBADF)
+	if (!v || vfd_flag_from_kernel((uint32_t)vfd - FD_UNSEQ_BASE, v) == 0)
 		return 0;
 	vfd_forget(vfd);
 	return -EBADF;
@@ -584,6 +585,7 @@ int vfd_set_flags(int vfd, uint32_t mask, uint32_t flags)
 	mask &= VFD_FLAGS;
 	if (!(vfd_update_open(&vfd_map, idx, mask, flags & mask) & VFD_BUSY))
 		return -EBADF;
+	vfd_shared_flags_changed(fdmap_get(&vfd_map, idx));
 	return 0;
 }
 

@@ -34,6 +34,10 @@
  *                          and msg_flags does not show the
  *                          MSG_CMSG_CLOEXEC ufd added (recvmsg and
  *                          recvmmsg)
+ *   reopen_backing_keeps_lock  open("/proc/self/fd/B"), B a backing
+ *                          descriptor of a file the process holds a
+ *                          POSIX lock on: ENOENT, and the lock stays
+ *                          (ufd opened the file and closed it again)
  *
  * A case whose bug is not fixed yet is listed in known_bugs with the
  * reason and left out (the run says so), unless UFD_TEST_KNOWN_BUGS is set
@@ -287,6 +291,87 @@ START_TEST(close_in_dup2_onto)
 }
 END_TEST
 
+/* Is there a POSIX lock on path's whole file, as another process sees
+ * it (F_GETLK from a child: a process never conflicts with its own)? */
+static int locked_from_child(const char *path)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		int fd = open(path, O_RDWR);
+
+		_exit(fd >= 0 && fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 1;
+}
+
+/*
+ * Fuzz seed 795 (UFD_MODE=all), shrunk: a lock taken on a file (there
+ * with the raw system call, here through ufd: the same either way); open("/proc/self/fd/B") with B a backing descriptor of
+ * that file.  The kernel, without ufd, answers ENOENT for a number the
+ * process does not have, and the lock stays.  ufd opened the file, saw the
+ * path named a backing descriptor, and closed what it had opened: that
+ * close dropped the process's lock.  Not fixed (known_bugs): refusing
+ * the path before the open needs the path read first, which costs a
+ * system call (process_vm_readv) per open while virtual descriptors
+ * exist, or O_NOFOLLOW added to every open, which F_GETFL then shows.
+ * Also: a path ending in an ordinary symbolic link (to a file, to a
+ * directory with O_DIRECTORY) opens.
+ */
+START_TEST(reopen_backing_keeps_lock)
+{
+	char path[] = "/tmp/ufd-lock-XXXXXX", link[64], dirlink[64], by[64];
+	const char *form[] = { "/proc/self/fd/", "/dev/fd/", "/proc/thread-self/fd/" };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	int fd = mkstemp(path), v, b, r;
+
+	ck_assert_int_ge(fd, 0);
+	v = api_nonseqfd(fd, 0);
+	ck_assert_int_ge(v, 0);
+	close(fd);
+	b = api_backing_fd(v);
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_eq(fcntl(v, F_SETLK, &fl), 0);
+	ck_assert(locked_from_child(path));
+	for (size_t i = 0; i < sizeof(form) / sizeof(form[0]); i++) {
+		for (int flags = O_RDONLY; flags <= O_RDWR; flags++) {
+			snprintf(by, sizeof(by), "%s%d", form[i], b);
+			r = open(by, flags);
+			ck_assert_msg(r < 0 && errno == ENOENT, "open(%s, %d): %d (%s)", by,
+				      flags, r, strerror(errno));
+			r = open(by, flags | O_DIRECTORY);
+			ck_assert_msg(r < 0 && errno == ENOENT, "open(%s, %d|O_DIRECTORY): %d (%s)",
+				      by, flags, r, strerror(errno));
+			ck_assert_msg(locked_from_child(path), "lock lost after open(%s)", by);
+		}
+	}
+	snprintf(link, sizeof(link), "%s.l", path);
+	snprintf(dirlink, sizeof(dirlink), "%s.d", path);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(symlink("/tmp", dirlink), 0);
+	r = open(link, O_RDONLY);
+	ck_assert_msg(r >= 0, "open(link to a file): %s", strerror(errno));
+	close(r); /* drops the lock: the application's own close */
+	r = open(dirlink, O_RDONLY | O_DIRECTORY);
+	ck_assert_msg(r >= 0, "open(link to a directory, O_DIRECTORY): %s", strerror(errno));
+	close(r);
+	r = open(link, O_RDONLY | O_DIRECTORY);
+	ck_assert_msg(r < 0 && errno == ENOTDIR, "open(link to a file, O_DIRECTORY): %d (%s)",
+		      r, strerror(errno));
+	r = open(link, O_RDONLY | O_NOFOLLOW);
+	ck_assert_msg(r < 0 && errno == ELOOP, "open(link, O_NOFOLLOW): %d (%s)", r,
+		      strerror(errno));
+	unlink(link);
+	unlink(dirlink);
+	unlink(path);
+	close(v);
+}
+END_TEST
+
 /*
  * Fuzz seed 87 (configuration cloexec), shrunk: setrlimit(soft 0);
  * dup(0).  The kernel's dup gives EMFILE; under UFD_CLOEXEC ufd made it
@@ -423,6 +508,9 @@ static const struct {
 	const TTest *test;
 	const char *why;
 } known_bugs[] = {
+	{ &reopen_backing_keeps_lock_ttest,
+	  "open of /proc/self/fd/B (B backing a locked file) closes a first open, "
+	  "dropping the lock (ufd(7), record locks)" },
 	{ NULL, NULL },
 };
 
@@ -465,6 +553,7 @@ int main(int argc, char **argv)
 	add(tc, close_in_dup2_onto);
 	add(tc, dup_cloexec_at_limit_0);
 	add(tc, rights_cloexec_std);
+	add(tc, reopen_backing_keeps_lock);
 	suite_add_tcase(s, tc);
 	return ufd_test_run_suite(s);
 }

@@ -120,7 +120,8 @@ enum opkind {
 	OP_OPEN, OP_PIPE, OP_SOCKETPAIR, OP_MEMFD, OP_DUP, OP_DUP2, OP_FDUPFD,
 	OP_SETFD, OP_CLOSE, OP_CLOSE_RANGE, OP_CLOSEFROM, OP_NONSEQ, OP_PWRITE,
 	OP_PREAD, OP_FORK, OP_EXEC, OP_SPAWN, OP_RLIMIT, OP_DIP, OP_BACKING,
-	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, OP_RAWCLONE, OP_LOCK, NOPKIND
+	OP_BADNUM, OP_BADPTR, OP_PASS, OP_REOPEN, OP_RAWCLONE, OP_LOCK, OP_FILESCLONE,
+	NOPKIND
 };
 
 /* Families, for --without. */
@@ -448,6 +449,18 @@ static void op_print(FILE *f, const struct op *o)
 			"execve(/bin/true);", o->a ? "asm clone" : "clone", o->a ? "" : "close(",
 			o->a ? "" : a, o->a ? "" : "); ");
 		break;
+	case OP_FILESCLONE:
+		fprintf(f, "fork child: fd = open(/dev/zero%s)%s; %s(CLONE_FILES) child: ",
+			(o->b & 3) == 3 ? ", O_CLOEXEC" : "", o->c ? "; fd = nonseqfd(fd)" : "",
+			o->a ? "syscall(SYS_clone" : "clone");
+		if ((o->b & 3) == 0)
+			fprintf(f, "close(fd)");
+		else if ((o->b & 3) == 1)
+			fprintf(f, "close_range(fd, fd, CLOSE_RANGE_CLOEXEC)");
+		else
+			fprintf(f, "fcntl(fd, F_SETFD, %s)", (o->b & 3) == 2 ? "FD_CLOEXEC" : "0");
+		fprintf(f, "; then open(/dev/null), fcntl(fd, F_GETFD), fstat(fd);");
+		break;
 	case OP_PASS:
 		fprintf(f, "sendmsg(%s, SCM_RIGHTS {%s%s%s}); recvmsg(its peer%s) -> {%s%s%s};",
 			b, a, o->a ? ", " : "", o->a ? a : "",
@@ -566,6 +579,7 @@ static const struct weight weights[] = {
 	{ OP_PASS, FAM_BASIC, 3 }, { OP_REOPEN, FAM_BASIC, 3 },
 	{ OP_RAWCLONE, FAM_EXEC, 1 },
 	{ OP_LOCK, FAM_LOCKS, 3 },
+	{ OP_FILESCLONE, FAM_FORK, 1 },
 };
 #define NWEIGHTS (int)(sizeof(weights) / sizeof(weights[0]))
 
@@ -706,6 +720,13 @@ static void gen_op(struct gen *g, struct op *o, unsigned fams)
 	case OP_LOCK:
 		/* a: 0 take a lock on h1's file, 1 look at the files' locks */
 		o->a = rn(2);
+		break;
+	case OP_FILESCLONE:
+		/* by glibc's clone (a 0) or syscall(SYS_clone) (a 1); what the
+		 * child does (b); on a copy made by nonseqfd (c 1) */
+		o->a = rn(2);
+		o->b = rn(4);
+		o->c = rn(2);
 		break;
 	case OP_REOPEN:
 		/* through /dev/fd (a 0) or /proc/self/fd (a 1), O_CLOEXEC if c */
@@ -2391,6 +2412,114 @@ static void op_rawclone(const struct op *o)
 }
 
 /*
+ * OP_FILESCLONE: a kernel descriptor table shared without the memory
+ * (clone with CLONE_FILES: one kernel table, two of ufd's; issue 25,
+ * item 2).  In a fork child F, so that the run's own table stays its
+ * own: F opens /dev/zero (close-on-exec for b 3), and with c makes a
+ * virtual copy of it (nonseqfd; the bare run's stand-in, F_DUPFD from
+ * the random band); F makes a child G with CLONE_FILES (glibc's clone(),
+ * a 0, or syscall(SYS_clone), a 1), which acts on it (b: 0 close, 1
+ * close_range with CLOSE_RANGE_CLOEXEC, 2 F_SETFD FD_CLOEXEC, 3 F_SETFD
+ * 0) and exits; then F opens /dev/null (a number G's close may have
+ * freed) and says what the descriptor is for it, as the kernel's table
+ * has it: closed (EBADF, or the kernel gave /dev/null that very number),
+ * or open on /dev/zero with the close-on-exec flag G left.  Under ufd a
+ * virtual one must not still look open, nor refer to another file, nor
+ * keep the flag it had.  F's own descriptor, not a handle: a fork closes
+ * the close-on-fork ones under ufd only.
+ */
+static int filesclone_act;
+static int filesclone_fd;
+
+static int filesclone_child(void *arg)
+{
+	(void)arg;
+	switch (filesclone_act) {
+	case 0: return close(filesclone_fd) == 0 ? 0 : 1;
+	case 1: return close_range((unsigned)filesclone_fd, (unsigned)filesclone_fd,
+				   CLOSE_RANGE_CLOEXEC) == 0 ? 0 : 1;
+	case 2: return fcntl(filesclone_fd, F_SETFD, FD_CLOEXEC) == 0 ? 0 : 1;
+	default: return fcntl(filesclone_fd, F_SETFD, 0) == 0 ? 0 : 1;
+	}
+}
+
+/* In F: the answer, as a small number (op_filesclone's exit status). */
+static int filesclone_run(const struct op *o)
+{
+	enum { STACK = 256 * 1024 };
+	struct stat st, null, zero;
+	int status, fd, flags, cloexec;
+	long pid;
+
+	filesclone_act = o->b & 3;
+	cloexec = filesclone_act == 3;
+	fd = open("/dev/zero", O_RDONLY | (cloexec ? O_CLOEXEC : 0));
+	if (fd < 0 || stat("/dev/zero", &zero) != 0 || stat("/dev/null", &null) != 0)
+		return 89;
+	if (o->c) {
+		int v = R.ufd ? R.nonseqfd(fd, cloexec ? NONSEQFD_CLOEXEC : 0)
+			      : fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, RV_BARE);
+
+		if (v < 0)
+			return 88;
+		close(fd);
+		fd = v;
+	}
+	filesclone_fd = fd;
+	if (o->a) {
+		pid = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+		if (pid == 0)
+			_exit(filesclone_child(NULL));
+	} else {
+		char *stack = mmap(NULL, STACK, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+
+		if (stack == MAP_FAILED)
+			return 90;
+		pid = clone(filesclone_child, stack + STACK, CLONE_FILES | SIGCHLD, NULL);
+	}
+	if (pid < 0 || waitpid((pid_t)pid, &status, 0) != pid || !WIFEXITED(status))
+		return 91;
+	if (WEXITSTATUS(status))
+		return 92; /* the child's call failed */
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0)
+		return 93;
+	flags = fcntl(filesclone_fd, F_GETFD);
+	if (flags < 0)
+		return errno == EBADF && fstat(filesclone_fd, &st) < 0 && errno == EBADF ? 0 : 94;
+	if (fstat(filesclone_fd, &st) != 0)
+		return 95;
+	if (fd == filesclone_fd)
+		return st.st_rdev == null.st_rdev ? 0 : 96; /* the kernel's reuse */
+	if (st.st_rdev != zero.st_rdev)
+		return 97; /* another file behind it */
+	return 1 + (flags & FD_CLOEXEC ? 1 : 0);
+}
+
+static void op_filesclone(const struct op *o)
+{
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		R.in_fork_child = 1;
+		_exit(filesclone_run(o));
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+		logf_("filesclone: fork failed\n");
+		return;
+	}
+	status = WEXITSTATUS(status);
+	if (status > 2)
+		logf_("filesclone: error %d\n", status);
+	else
+		logf_("filesclone: %s\n", status == 0 ? "closed" : status == 1 ? "open"
+						     : "open, close-on-exec");
+}
+
+/*
  * OP_LOCK: record locks that ufd does not see taken.  a 0: a POSIX lock
  * over h1's whole file, taken with the raw system call on the kernel's
  * number (h1's, or its backing descriptor's), as a program past libc
@@ -2498,6 +2627,7 @@ static void run_op(const struct op *o)
 	case OP_PASS: op_pass(o); break;
 	case OP_REOPEN: op_reopen(o); break;
 	case OP_RAWCLONE: op_rawclone(o); break;
+	case OP_FILESCLONE: op_filesclone(o); break;
 	case OP_LOCK: op_lock(o); break;
 	}
 }
