@@ -10,11 +10,14 @@
  * The cost on the hot path is the budget: a call on a real descriptor does
  * one range test and one jump through the real function's pointer.  There
  * is no "initialised yet?" test: each pointer starts at a stub that resolves
- * the real function on first use, and the constructor resolves them
- * before main() (ufd_shim_init, from api.c's constructor): all but the
- * rows calls.def lists as UFD_LAZY, which are not async-signal-safe and
- * so may be looked up on first use (a program calls none of them from a
- * signal handler or a vfork child, where dlsym must not run).
+ * the real function on first use, in the tables of the objects up to
+ * libc that the constructor keeps (ufd_shim_init, from api.c's
+ * constructor; async-signal-safe, so a first call in a signal handler or
+ * a vfork child is safe).  Where it cannot keep them, the constructor
+ * resolves the rows with dlsym before main(): all but the rows calls.def
+ * lists as UFD_LAZY, which are not async-signal-safe and so may be looked
+ * up on first use (a program calls none of them from a signal handler or
+ * a vfork child, where dlsym must not run).
  *
  * Putting a function in front of a real one (a checker that calls on,
  * UFD_REAL_PUT_FRONT) resolves that row first (ufd_shim_resolve), at

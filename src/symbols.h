@@ -3,7 +3,8 @@
  * symbols.h - the definitions that follow an object in the lookup order,
  * found by reading the ELF hash tables of the objects loaded after it:
  * what dlsym(RTLD_NEXT, name) answers, at a fraction of its cost, for the
- * constructor that resolves every real function before main().
+ * real functions: at start-up, and after it in a copy kept of the tables
+ * (ufd_symbols_keep), where the look-up is async-signal-safe.
  *
  * The walk answers only when it is sure to give dlsym's answer; the
  * caller asks dlsym for the rest (ufd_symbols_find's -ENOTSUP).
