@@ -407,8 +407,10 @@ UFD_STARTUP void ufd_shim_init(void)
 
 		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
 			walk = &syms;
-		if (walk && close_fn)
-			ufd_close_chained = ufd_chain_found(walk, close_fn);
+		/* Written only when set: alone on its page of .bss, a store
+		 * of 0 would be a page fault in every process. */
+		if (walk && close_fn && ufd_chain_found(walk, close_fn))
+			ufd_close_chained = 1;
 	}
 	ufd_self_name = syms.self_name;
 	if (walk && close_fn &&

@@ -210,7 +210,10 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	s->weak_final = !ufd_settings.dynamic_weak;
 	/* Apart from n: stored together, the two are one 64-bit constant
 	 * that the compiler reads from .rodata, a page start-up would read
-	 * for it alone. */
+	 * for it alone (a page fault in every process).  Apart in the
+	 * source is not enough: the compiler merges the stores unless a
+	 * barrier parts them. */
+	__asm__ volatile("" ::: "memory");
 	s->complete = 1;
 	if (dl_iterate_phdr(walk_one, &w) != 0 || !w.found_self)
 		return -ENOTSUP;
