@@ -54,17 +54,21 @@
 extern const char __start_ufd_stubs[] UFD_HIDDEN;
 extern const char __stop_ufd_stubs[] UFD_HIDDEN;
 
-/* The next definition of row call's function (named name) after this
- * library: libc's.  The kept objects' answer (async-signal-safe: any
- * function libc defines plainly), else dlsym's, else missing. */
-UFD_EARLY static void *lookup_real(enum ufd_call call, const char *name,
-				   void *missing)
+/* The next definition of row call's function after this library:
+ * libc's.  The kept objects' answer (async-signal-safe: any function libc
+ * defines plainly), else dlsym's, else missing.  Out of line, and the
+ * name from calls.c: inlined in 300-odd stubs, it grew this file past
+ * what the compiler lets inlining add to a unit, and vfd_translate
+ * stopped being inlined in the wrappers (+26 instructions an epoll_ctl +
+ * epoll_wait). */
+__attribute__((noinline, cold)) UFD_EARLY static void *
+lookup_real(enum ufd_call call, void *missing)
 {
 	void *fn;
 
 	if (ufd_symbols_find_kept(call, &fn) == 0)
 		return fn;
-	fn = dlsym(RTLD_NEXT, name);
+	fn = dlsym(RTLD_NEXT, ufd_call_name(call));
 	return fn ? fn : missing;
 }
 
@@ -90,7 +94,7 @@ UFD_EARLY static void *lookup_real(enum ufd_call call, const char *name,
 	}                                                                 \
 	UFD_EARLY STUB static ret resolve_##name params                   \
 	{                                                                 \
-		ret(*fn_) params = lookup_real(UFD_CALL_##name, #name,     \
+		ret(*fn_) params = lookup_real(UFD_CALL_##name,            \
 					       (void *)missing_##name);   \
 		INSTALL_REAL(name, resolve_##name, fn_);                  \
 		return fn_ args;                                          \
@@ -111,7 +115,7 @@ UFD_EARLY static void *lookup_real(enum ufd_call call, const char *name,
 			x[i] = va_arg(ap, extra);                         \
 		va_end(ap);                                               \
 		ret (*fn_)(UFD_UNPAREN params, ...) =                     \
-			lookup_real(UFD_CALL_##name, #name,               \
+			lookup_real(UFD_CALL_##name,                      \
 				    (void *)missing_##name);              \
 		INSTALL_REAL(name, resolve_##name, fn_);                  \
 		return fn_(UFD_UNPAREN args, x[0], x[1], x[2], x[3], x[4], \
@@ -225,7 +229,7 @@ UFD_EARLY static void resolve_call(enum ufd_call call, int missing)
 		if (UFD_REAL(name) == resolve_##name)                     \
 			INSTALL_REAL(name, resolve_##name,                \
 				     missing ? (void *)missing_##name     \
-					     : lookup_real(UFD_CALL_##name, #name, \
+					     : lookup_real(UFD_CALL_##name,        \
 							   (void *)missing_##name)); \
 		break;
 #include "calls.def"
@@ -264,20 +268,22 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
  * the name, or found it missing, or dlsym was asked), and the rows left
  * to first use. */
 struct check_counts {
+	int kept; /* the rows are looked up in the kept tables */
 	int rows, differ, lazy, walk, walk_missing, dlsym;
 };
 
 /* check_resolve for one row: call, its name, its pointer now, its
  * stand-in for a missing function, whether the pointer should still wait
- * at its stub (-1: either).  With kept, the answer checked is the kept
- * objects' (what the row's first call installs), and a row it leaves to
- * dlsym is named on a line of its own ("ufd: resolve dlsym: NAME"). */
-static void check_row(const struct ufd_symbols *walk, int kept,
-		      enum ufd_call call, const char *name, const void *now,
-		      const void *missing, int should_wait,
-		      struct check_counts *c)
+ * at its stub (-1: either).  With c->kept, the answer checked is the
+ * kept objects' (what the row's first call installs), and a row it
+ * leaves to dlsym is named on a line of its own ("ufd: resolve dlsym:
+ * NAME"). */
+static void check_row(const struct ufd_symbols *walk, enum ufd_call call,
+		      const char *name, const void *now, const void *missing,
+		      int should_wait, struct check_counts *c)
 {
 	const struct ufd_call_key *key = &ufd_call_keys[call];
+	int kept = c->kept;
 	void *walk_fn = NULL, *dl = dlsym(RTLD_NEXT, name);
 	int r = kept ? ufd_symbols_find_kept(call, &walk_fn)
 		: walk ? ufd_symbols_find(walk, name, strlen(name), key->hash,
@@ -342,15 +348,15 @@ static void check_row(const struct ufd_symbols *walk, int kept,
 __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *walk,
 						    int kept)
 {
-	struct check_counts c = { 0 };
+	struct check_counts c = { .kept = kept };
 	int all = ufd_settings.report || ufd_settings.mode_all ||
 		  ufd_settings.mode_random;
 
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_HAND(name, ret, err, params, args, "")
 #define UFD_HAND(name, ret, err, params, args, why)                       \
-	check_row(walk, kept, UFD_CALL_##name, #name,                     \
-		  (void *)UFD_REAL(name), (void *)missing_##name,         \
+	check_row(walk, UFD_CALL_##name, #name, (void *)UFD_REAL(name),   \
+		  (void *)missing_##name,                                 \
 		  kept ? -1 : lazy_row[UFD_CALL_##name] && !all, &c);
 #include "calls.def"
 	fprintf(stderr,
