@@ -7,11 +7,20 @@
 # (bare first, then the default mode, UFD_MODE=all and, when the library
 # implements it, UFD_MODE=random); the ratio is ufd's throughput over the
 # same round's bare throughput, and the median and the range of the
-# ratios over the rounds are printed.  Loopback only; every server start
-# and every client run is bounded in time.  Not part of the test suite: a
-# measurement, noisy on a shared machine.
+# ratios over the rounds are printed.  Then the server's CPU time per
+# request in each mode: utime + stime of the server and its children,
+# from /proc, over the client's run, divided by the requests it made (a
+# fixed number for redis, REQUESTS; for wrk and pgbench, which run for
+# SECONDS_PER_RUN, the count they print: wrk cannot stop after a number
+# of requests without waiting out its duration).  Steadier than the
+# throughput on a shared machine.  Last, the shell loop of 200 /bin/true under ufd
+# against the same loop under an empty preloaded library (bench/empty.c:
+# what any LD_PRELOAD costs; issue 27's target is at most 1.05).
+# Loopback only; every server start and every client run is bounded in
+# time.  Not part of the test suite: a measurement, noisy on a shared
+# machine.
 #
-#   ROUNDS=5 SECONDS_PER_RUN=5 bench/servers.sh build
+#   ROUNDS=5 SECONDS_PER_RUN=5 REQUESTS=400000 bench/servers.sh build
 #
 # Installs nginx, wrk, redis and postgresql with apt-get when missing
 # (as root).  Postgres runs as the postgres user.
@@ -19,6 +28,7 @@ set -eu
 build=$(cd "${1:-build}" && pwd)
 rounds=${ROUNDS:-5}
 secs=${SECONDS_PER_RUN:-5}
+requests=${REQUESTS:-400000}
 port=${PORT_BASE:-18080}
 pgbin=/usr/lib/postgresql/15/bin
 
@@ -45,9 +55,11 @@ fi
 
 work=$(mktemp -d /tmp/ufd-servers.XXXXXX)
 chmod 755 "$work"
-# A copy every server user can read.
+# A copy every server user can read; the empty library's, at a path of
+# the same length (the loader's work depends on it).
 cp "$build/libufd.so" "$work/libufd.so"
-chmod 644 "$work/libufd.so"
+cp "$build/bench/libbench_empty.so" "$work/libemp.so"
+chmod 644 "$work/libufd.so" "$work/libemp.so"
 server_pid=
 cleanup() {
 	[ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true
@@ -95,8 +107,30 @@ stop_server() {
 	server_pid=
 }
 
+# tree_cpu PID: the CPU time, in clock ticks, of PID and every process
+# under it: utime and stime, and those of its reaped children (a postgres
+# backend that has exited counts in the postmaster's).
+tree_cpu() {
+	# A process may exit between the glob and its read: cat goes on.
+	cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$1" '
+		{
+			# comm may hold spaces: the fields after its ")".
+			pid = $1; line = $0; sub(/^.*\) /, "", line); split(line, f, " ")
+			parent[pid] = f[2]; cpu[pid] = f[12] + f[13] + f[14] + f[15]
+		}
+		END {
+			for (p in cpu) {
+				for (q = p; q != "" && q != root && q + 0 > 1; q = parent[q])
+					;
+				if (q == root)
+					total += cpu[p]
+			}
+			print total + 0
+		}'
+}
+
 # ---- the servers: start_NAME MODE and the client run_NAME, which prints
-# a throughput ----
+# a throughput and the number of requests it made ----
 
 for p in $port $((port + 1)) $((port + 2)); do
 	if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
@@ -132,7 +166,7 @@ start_nginx() {
 
 wrk_rps() {
 	timeout $((secs + 30)) wrk -t1 -c16 -d"${secs}s" "$@" "http://127.0.0.1:$port/" |
-		awk '/^Requests\/sec:/ { print $2 }'
+		awk '/ requests in / { n = $1 } /^Requests\/sec:/ { r = $2 } END { print r, n }'
 }
 run_nginx_keepalive() { wrk_rps; }
 run_nginx_close() { wrk_rps -H "Connection: close"; }
@@ -147,9 +181,10 @@ start_redis() {
 
 # SET and GET, 16 commands a round trip; the mean of their rates.
 run_redis() {
-	timeout $((secs + 60)) redis-benchmark -p $((port + 1)) -P 16 -n 200000 \
+	timeout $((secs + 60)) redis-benchmark -p $((port + 1)) -P 16 -n $((requests / 2)) \
 		-t set,get --csv 2>/dev/null |
-		awk -F'"' '$2 == "SET" || $2 == "GET" { s += $4; n++ } END { if (n) printf "%.0f\n", s / n }'
+		awk -F'"' -v half=$((requests / 2)) '$2 == "SET" || $2 == "GET" { s += $4; n++ }
+			END { if (n) printf "%.0f %d\n", s / n, half * n }'
 }
 
 pg() {
@@ -173,7 +208,8 @@ start_postgres() {
 pgbench_tps() {
 	timeout $((secs + 60)) runuser -u postgres -- "$pgbin/pgbench" -h 127.0.0.1 \
 		-p $((port + 2)) -S -T "$secs" -c 4 -j 2 "$@" bench 2>/dev/null |
-		awk '/^tps = / { print $3; exit }'
+		awk '/^number of transactions actually processed: / { n = $6 }
+			/^tps = / && !r { r = $3 } END { print r, n }'
 }
 run_pg_select() { pgbench_tps; }
 run_pg_connect() { pgbench_tps -C; }
@@ -194,14 +230,20 @@ for round in $(seq "$rounds"); do
 		bench=${b#*:}
 		for mode in $modes; do
 			# A server that does not start in a mode (or dies) counts 0.
+			out= cpu0=0 cpu1=0
 			if "start_$server" "$mode"; then
-				rate=$("run_$bench" || true)
+				cpu0=$(tree_cpu "$server_pid")
+				out=$("run_$bench" || true)
+				cpu1=$(tree_cpu "$server_pid")
 			else
-				rate=
 				echo "servers.sh: $server does not start in mode $mode" >&2
 			fi
 			stop_server
-			echo "$round $bench $mode ${rate:-0}" >>"$results"
+			rate=${out%% *} made=${out#* }
+			# Microseconds of the server's CPU per request.
+			per=$(awk -v c=$((cpu1 - cpu0)) -v n="${made:-0}" -v hz="$(getconf CLK_TCK)" \
+				'BEGIN { if (n > 0) printf "%.2f", c / hz * 1e6 / n; else print 0 }')
+			echo "$round $bench $mode ${rate:-0} $per" >>"$results"
 		done
 	done
 	echo "servers.sh: round $round done" >&2
@@ -233,4 +275,88 @@ for b in $benches; do
 				printf " %6.3f (%.2f-%.2f)    ", med, v[1], v[NR] }'
 	done
 	echo
+done
+
+# CPU per request: per benchmark and mode, the median and range over the
+# rounds, in microseconds, and the median over bare's median.
+echo
+echo "== server CPU time per request, microseconds: utime + stime of the server over the client's run / its requests (redis: $requests; wrk, pgbench: those of ${secs} s); median (range) of $rounds rounds, and xN: over bare's median"
+printf '%-20s' benchmark
+for mode in $modes; do
+	printf ' %26s' "$mode"
+done
+echo
+for b in $benches; do
+	bench=${b#*:}
+	printf '%-20s' "$bench"
+	bare_med=
+	for mode in $modes; do
+		cell=$(awk -v b="$bench" -v m="$mode" '$2 == b && $3 == m && $5 > 0 { print $5 }' "$results" |
+			sort -g | awk -v base="${bare_med:-0}" '{ v[NR] = $1 } END {
+				if (!NR) { printf "-"; exit }
+				med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "%.1f (%.1f-%.1f)", med, v[1], v[NR]
+				if (base > 0) printf " x%.2f", med / base }')
+		[ "$mode" != bare ] || bare_med=${cell%% *}
+		printf ' %26s' "$cell"
+	done
+	echo
+done
+
+# The shell loop of 200 /bin/true under the empty library, without any,
+# and under ufd in each mode, alternating; each round's ratio of ufd's
+# time to the empty library's (issue 27's target: at most 1.05), and the
+# empty library's to bare.  Wall-clock time, and, with perf(1), the CPU
+# time of the loop and its children (task-clock), steadier on a shared
+# machine.
+loop='i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done'
+has_perf=
+perf stat -x, -e task-clock true >/dev/null 2>&1 && has_perf=1
+# loop_time ENV...: "WALL CPU" in microseconds (CPU 0 without perf) of one
+# run of the loop with env(1) arguments ENV.
+loop_time() {
+	local t0 t1 cpu=0
+	t0=$(date +%s%N)
+	if [ -n "$has_perf" ]; then
+		cpu=$(env "$@" perf stat -x, -e task-clock /bin/sh -c "$loop" 2>&1 >/dev/null |
+			awk -F, '/task-clock/ { printf "%.0f", $1 * 1000 }')
+	else
+		env "$@" /bin/sh -c "$loop"
+	fi
+	t1=$(date +%s%N)
+	echo "$(((t1 - t0) / 1000)) ${cpu:-0}"
+}
+loops=$((rounds * 2))
+: >"$work/loop"
+for round in $(seq "$loops"); do
+	empty=$(loop_time LD_PRELOAD="$work/libemp.so")
+	bare=$(loop_time)
+	for mode in $modes; do
+		[ "$mode" != bare ] || continue
+		# shellcheck disable=SC2046
+		t=$(loop_time $(mode_env "$mode"))
+		# mode, then wall and CPU: ufd's, the empty library's, bare's
+		echo "$mode ${t% *} ${empty% *} ${bare% *} ${t#* } ${empty#* } ${bare#* }" >>"$work/loop"
+	done
+done
+# median_range: the median and range of the numbers on stdin.
+median_range() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.3f (%.2f-%.2f)", med, v[1], v[NR] }'
+}
+echo
+echo "== shell loop of 200 /bin/true: wall-clock time${has_perf:+, CPU time (perf task-clock)}; median (range) of $loops alternating rounds"
+printf 'an empty preloaded library / bare:  %s' \
+	"$(awk '$1 == "default" { print $3 / $4 }' "$work/loop" | median_range)"
+[ -z "$has_perf" ] || printf ',  CPU %s' \
+	"$(awk '$1 == "default" && $7 > 0 { print $6 / $7 }' "$work/loop" | median_range)"
+echo
+for mode in $modes; do
+	[ "$mode" != bare ] || continue
+	printf 'ufd %-8s / the empty library: %s' "$mode" \
+		"$(awk -v m="$mode" '$1 == m { print $2 / $3 }' "$work/loop" | median_range)"
+	[ -z "$has_perf" ] || printf ',  CPU %s' \
+		"$(awk -v m="$mode" '$1 == m && $6 > 0 { print $5 / $6 }' "$work/loop" | median_range)"
+	echo "   (target <= 1.05)"
 done

@@ -11,11 +11,14 @@
  * The cost on the hot path is the budget: a call on a real descriptor does
  * one range test and one jump through the real function's pointer.  There
  * is no "initialised yet?" test: each pointer starts at a stub that resolves
- * the real function on first use, and the constructor resolves them
- * before main() (ufd_shim_init, from api.c's constructor): all but the
- * rows calls.def lists as UFD_LAZY, which are not async-signal-safe and
- * so may be looked up on first use (a program calls none of them from a
- * signal handler or a vfork child, where dlsym must not run).
+ * the real function on first use, in the tables of the objects up to
+ * libc that the constructor keeps (ufd_shim_init, from api.c's
+ * constructor; async-signal-safe, so a first call in a signal handler or
+ * a vfork child is safe).  Where it cannot keep them, the constructor
+ * resolves the rows with dlsym before main(): all but the rows calls.def
+ * lists as UFD_LAZY, which are not async-signal-safe and so may be looked
+ * up on first use (a program calls none of them from a signal handler or
+ * a vfork child, where dlsym must not run).
  *
  * Putting a function in front of a real one (a checker that calls on,
  * UFD_REAL_PUT_FRONT) resolves that row first (ufd_shim_resolve), at
@@ -52,11 +55,21 @@
 extern const char __start_ufd_stubs[] UFD_HIDDEN;
 extern const char __stop_ufd_stubs[] UFD_HIDDEN;
 
-/* The next definition of name after this library: libc's. */
-UFD_EARLY static void *lookup_real(const char *name, void *missing)
+/* The next definition of row call's function after this library:
+ * libc's.  The kept objects' answer (async-signal-safe: any function libc
+ * defines plainly), else dlsym's, else missing.  Out of line, and the
+ * name from calls.c: inlined in 300-odd stubs, it grew this file past
+ * what the compiler lets inlining add to a unit, and vfd_translate
+ * stopped being inlined in the wrappers (+26 instructions an epoll_ctl +
+ * epoll_wait). */
+__attribute__((noinline, cold)) UFD_EARLY static void *
+lookup_real(enum ufd_call call, void *missing)
 {
-	void *fn = dlsym(RTLD_NEXT, name);
+	void *fn;
 
+	if (ufd_symbols_find_kept(call, &fn) == 0)
+		return fn;
+	fn = dlsym(RTLD_NEXT, ufd_call_name(call));
 	return fn ? fn : missing;
 }
 
@@ -82,7 +95,8 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 	}                                                                 \
 	UFD_EARLY STUB static ret resolve_##name params                   \
 	{                                                                 \
-		ret(*fn_) params = lookup_real(#name, (void *)missing_##name); \
+		ret(*fn_) params = lookup_real(UFD_CALL_##name,            \
+					       (void *)missing_##name);   \
 		INSTALL_REAL(name, resolve_##name, fn_);                  \
 		return fn_ args;                                          \
 	}
@@ -102,7 +116,8 @@ UFD_EARLY static void *lookup_real(const char *name, void *missing)
 			x[i] = va_arg(ap, extra);                         \
 		va_end(ap);                                               \
 		ret (*fn_)(UFD_UNPAREN params, ...) =                     \
-			lookup_real(#name, (void *)missing_##name);       \
+			lookup_real(UFD_CALL_##name,                      \
+				    (void *)missing_##name);              \
 		INSTALL_REAL(name, resolve_##name, fn_);                  \
 		return fn_(UFD_UNPAREN args, x[0], x[1], x[2], x[3], x[4], \
 			   x[5]);                                         \
@@ -215,7 +230,8 @@ UFD_EARLY static void resolve_call(enum ufd_call call, int missing)
 		if (UFD_REAL(name) == resolve_##name)                     \
 			INSTALL_REAL(name, resolve_##name,                \
 				     missing ? (void *)missing_##name     \
-					     : lookup_real(#name, (void *)missing_##name)); \
+					     : lookup_real(UFD_CALL_##name,        \
+							   (void *)missing_##name)); \
 		break;
 #include "calls.def"
 	case UFD_NCALLS:
@@ -253,26 +269,35 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
  * the name, or found it missing, or dlsym was asked), and the rows left
  * to first use. */
 struct check_counts {
+	int kept; /* the rows are looked up in the kept tables */
 	int rows, differ, lazy, walk, walk_missing, dlsym;
 };
 
 /* check_resolve for one row: call, its name, its pointer now, its
  * stand-in for a missing function, whether the pointer should still wait
- * at its stub. */
+ * at its stub (-1: either).  With c->kept, the answer checked is the
+ * kept objects' (what the row's first call installs), and a row it
+ * leaves to dlsym is named on a line of its own ("ufd: resolve dlsym:
+ * NAME"). */
 static void check_row(const struct ufd_symbols *walk, enum ufd_call call,
 		      const char *name, const void *now, const void *missing,
 		      int should_wait, struct check_counts *c)
 {
 	const struct ufd_call_key *key = &ufd_call_keys[call];
+	int kept = c->kept;
 	void *walk_fn = NULL, *dl = dlsym(RTLD_NEXT, name);
-	int r = walk ? ufd_symbols_find(walk, name, strlen(name), key->hash,
-					&walk_fn)
-		     : -ENOTSUP;
+	int r = kept ? ufd_symbols_find_kept(call, &walk_fn)
+		: walk ? ufd_symbols_find(walk, name, strlen(name), key->hash,
+					  &walk_fn)
+		       : -ENOTSUP;
 	int waits = is_stub(now);
 	char line[160];
 
+	if (kept && r != 0)
+		fprintf(stderr, "ufd: resolve dlsym: %s\n", name);
+
 	c->rows++;
-	if (waits)
+	if (waits && !kept)
 		c->lazy++;
 	else if (r == 0)
 		c->walk++;
@@ -300,7 +325,9 @@ static void check_row(const struct ufd_symbols *walk, enum ufd_call call,
 			 name, now, dl);
 		fputs(line, stderr);
 	}
-	if (waits != should_wait) {
+	if (kept && waits)
+		c->lazy++;
+	if (should_wait >= 0 && waits != should_wait) {
 		c->differ++;
 		fprintf(stderr, "ufd: resolve check: %s: %s\n", name,
 			waits ? "not resolved at start-up"
@@ -320,43 +347,53 @@ static void check_row(const struct ufd_symbols *walk, enum ufd_call call,
  * 15 KB, never run at start-up, sat among start-up's pages.
  */
 __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *walk,
-						    int all)
+						    int kept)
 {
-	struct check_counts c = { 0 };
+	struct check_counts c = { .kept = kept };
+	int all = ufd_settings.report || ufd_settings.mode_all ||
+		  ufd_settings.mode_random;
 
 #define UFD_WRAP(name, ret, err, params, args, fds) \
 	UFD_HAND(name, ret, err, params, args, "")
 #define UFD_HAND(name, ret, err, params, args, why)                       \
 	check_row(walk, UFD_CALL_##name, #name, (void *)UFD_REAL(name),   \
-		  (void *)missing_##name, lazy_row[UFD_CALL_##name] && !all, \
-		  &c);
+		  (void *)missing_##name,                                 \
+		  kept ? -1 : lazy_row[UFD_CALL_##name] && !all, &c);
 #include "calls.def"
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
 		"%d left to dlsym; %d left to first use; %d differ\n",
-		c.rows, walk ? "on" : "off", c.walk, c.walk_missing,
+		c.rows, kept ? "kept" : walk ? "on" : "off", c.walk, c.walk_missing,
 		c.dlsym, c.lazy, c.differ);
 }
 
 /*
- * Resolve the real functions now, and find whether the process's calls
- * reach ufd's wrappers.  They do not when libufd.so comes after libc in
- * the lookup order: a library linked with it in a program that is not (a
- * library's dependencies are searched after the program's, libc among
- * them).  Then there is no libc after ufd for RTLD_NEXT to find, and the
- * real functions resolved to their stand-ins.  (A sanitizer's
- * interceptors before ufd do not matter: they call on.)
+ * Find whether the process's calls reach ufd's wrappers, and make ready
+ * the look-up of the real functions.  The calls do not reach ufd when
+ * libufd.so comes after libc in the lookup order: a library linked with
+ * it in a program that is not (a library's dependencies are searched
+ * after the program's, libc among them).  Then there is no libc after ufd
+ * for RTLD_NEXT to find, and the real functions resolve to their
+ * stand-ins.  (A sanitizer's interceptors before ufd do not matter: they
+ * call on.)
  *
- * dlsym costs ~900 instructions a name, most of start-up: the names are
- * looked up in the hash tables of the objects after ufd instead
- * (symbols.c), and dlsym is asked only for the names the walk is unsure
- * of, and for close, whose answer must be the walk's or the walk is not
- * used at all (ufd loaded after libc, or by dlopen: the objects listed
- * after it are then not what RTLD_NEXT searches).  The UFD_LAZY rows are
- * left to their stubs, except under the settings whose features put
- * functions in front of real ones (UFD_REPORT, UFD_MODE): the walk then
- * answers for them too, where ufd_shim_resolve would ask dlsym one name
- * at a time.
+ * dlsym costs ~900 instructions a name, and it is not async-signal-safe:
+ * the names are looked up in the hash tables of the objects after ufd
+ * instead (symbols.c), whose answer is checked against dlsym's for close
+ * (it must agree, or the walk is not used at all: ufd loaded after libc,
+ * or by dlopen, where the objects listed after it are not what RTLD_NEXT
+ * searches).  When it agrees, the tables of the objects up to libc's are
+ * kept, and every row but close waits at its stub until its first call,
+ * which looks it up there (ufd_symbols_find_kept, async-signal-safe, so a
+ * first call in a signal handler or a vfork child is safe; ~180
+ * instructions, where resolving the 300-odd rows at start-up cost 46,000
+ * in every process).  Otherwise (nothing kept: the walk unusable, more
+ * objects before libc than are kept, LD_DYNAMIC_WEAK) every row is
+ * resolved now, as before: the UFD_LAZY rows, which no signal handler or
+ * vfork child may call, are left to their stubs, except under the
+ * settings whose features put functions in front of real ones
+ * (UFD_REPORT, UFD_MODE): the walk then answers for them too, where
+ * ufd_shim_resolve would ask dlsym one name at a time.
  */
 UFD_STARTUP void ufd_shim_init(void)
 {
@@ -367,8 +404,7 @@ UFD_STARTUP void ufd_shim_init(void)
 	struct ufd_symbols syms;
 	const struct ufd_symbols *walk = NULL;
 	void *close_fn = NULL;
-	int all = ufd_settings.report || ufd_settings.mode_all ||
-		  ufd_settings.mode_random;
+	int kept = 0;
 
 	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
 		static const char close_name[] UFD_STARTUP_DATA = "close";
@@ -378,14 +414,27 @@ UFD_STARTUP void ufd_shim_init(void)
 
 		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
 			walk = &syms;
-		if (walk && close_fn)
-			ufd_close_chained = ufd_chain_found(walk, close_fn);
+		/* Written only when set: alone on its page of .bss, a store
+		 * of 0 would be a page fault in every process. */
+		if (walk && close_fn && ufd_chain_found(walk, close_fn))
+			ufd_close_chained = 1;
 	}
 	ufd_self_name = syms.self_name;
-	resolve_rows(walk, all);
+	if (walk && close_fn &&
+	    ufd_symbols_keep(walk, ufd_symbols_object_of(walk, close_fn) + 1) == 0) {
+		void *stub = (void *)resolve_close;
+
+		__atomic_compare_exchange_n(&ufd_reals.slot[UFD_CALL_close], &stub,
+					    close_fn, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+		kept = 1;
+	} else {
+		resolve_rows(walk, ufd_settings.report || ufd_settings.mode_all ||
+					   ufd_settings.mode_random);
+	}
 	ufd_interposed = UFD_REAL(close) != missing_close;
 	if (__builtin_expect(ufd_settings.check_resolve, 0))
-		check_resolve(walk, all);
+		check_resolve(walk, kept);
 }
 
 /* dlsym, as the row's stub: the start-up walk's state is the

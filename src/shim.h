@@ -106,18 +106,21 @@ extern UFD_HIDDEN union ufd_reals ufd_reals;
  * which compile to plain moves, keep that well-defined for ThreadSanitizer. */
 #define UFD_REAL(name) __atomic_load_n(&ufd_reals.r_##name, __ATOMIC_RELAXED)
 
-/* At start-up (api.c's constructor): resolve the real functions now,
- * but for calls.def's UFD_LAZY rows (none async-signal-safe), which wait
- * for their first use unless UFD_REPORT or UFD_MODE is set; and set
- * ufd_interposed.  Nothing needs it earlier: each pointer starts at a
- * stub that resolves it on first use.  Not async-signal-safe. */
+/* At start-up (api.c's constructor): keep the tables of the objects up
+ * to libc, where each row's stub finds its real function on first use
+ * (async-signal-safe), and resolve close; or, when they cannot be kept,
+ * resolve the real functions now, but for calls.def's UFD_LAZY rows (none
+ * async-signal-safe), which wait for their first use unless UFD_REPORT or
+ * UFD_MODE is set.  Sets ufd_interposed.  Nothing needs it earlier: each
+ * pointer starts at a stub that resolves it on first use.  Not
+ * async-signal-safe. */
 void ufd_shim_init(void);
 
 /* Resolve call's real function now if its pointer is still the stub it
- * starts at (before ufd's constructor has run, or a UFD_LAZY row before
- * its first use), with dlsym as the stub would: then UFD_REAL(name) is
- * the real function, or one put in front of it, never a stub.  Keeps
- * errno.  Not async-signal-safe. */
+ * starts at (a row before its first use), as the stub would (the kept
+ * tables, else dlsym): then UFD_REAL(name) is the real function, or one
+ * put in front of it, never a stub.  Keeps errno.  Not
+ * async-signal-safe (dlsym, for a name the kept tables do not answer). */
 void ufd_shim_resolve(enum ufd_call call);
 
 /*

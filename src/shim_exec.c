@@ -54,8 +54,9 @@ static int preloaded = -1; /* -1: not known yet (no constructor), as 0 */
 
 /* Does the LD_PRELOAD value list ufd (any libufd.so*)?  A loop of its
  * own rather than strstr, which a forked child's exec would otherwise be
- * the first to call, and bind (text.h's ufd_find_nul). */
-static int lists_ufd(const char *value)
+ * the first to call, and bind (text.h's ufd_find_nul).  Start-up calls
+ * it: UFD_STARTUP, with start-up's code, not on a page of its own. */
+UFD_STARTUP static int lists_ufd(const char *value)
 {
 	for (const char *p = value; *p; p++)
 		if ((p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':') &&

@@ -19,6 +19,19 @@
  * This file does the same and declines (-ENOTSUP) wherever it would have
  * to reproduce more than that: the caller then asks dlsym, so no answer
  * depends on the walk being complete.
+ *
+ * After start-up, the look-up runs on a copy of the tables of the objects
+ * up to libc's (ufd_symbols_keep), in a signal handler or a vfork child
+ * too: it takes no lock, allocates nothing, writes nothing, and reads
+ * neither the link map nor anything dlopen or dlclose change.  What it
+ * reads stays mapped and unchanged for the life of the process: dlopen
+ * appends new objects at the end of the namespace's list
+ * (_dl_add_to_namespace_list), after every object loaded at start-up, so
+ * the objects from ufd's to libc's are all start-up objects, and
+ * dlclose unmaps only objects dlopen loaded (dl-close.c: an object is
+ * unloaded only if its l_type is lt_loaded; start-up objects are
+ * lt_library or lt_executable); their hash, symbol, version and string
+ * tables are read-only data the loader never writes after mapping.
  */
 #define _GNU_SOURCE 1
 #include "symbols.h"
@@ -197,7 +210,10 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	s->weak_final = !ufd_settings.dynamic_weak;
 	/* Apart from n: stored together, the two are one 64-bit constant
 	 * that the compiler reads from .rodata, a page start-up would read
-	 * for it alone. */
+	 * for it alone (a page fault in every process).  Apart in the
+	 * source is not enough: the compiler merges the stores unless a
+	 * barrier parts them. */
+	__asm__ volatile("" ::: "memory");
 	s->complete = 1;
 	if (dl_iterate_phdr(walk_one, &w) != 0 || !w.found_self)
 		return -ENOTSUP;
@@ -319,13 +335,15 @@ find_in(const struct ufd_symbols_object *o, const char *name, size_t size,
 	return versioned;
 }
 
-/* ufd_symbols_find, inlined in both its callers. */
+/* ufd_symbols_find over n objects obj, inlined in its callers: weak_final
+ * as struct ufd_symbols has it; complete, whether a name none of them
+ * defines is missing (-ENOENT) or unknown (-ENOTSUP). */
 EARLY static inline __attribute__((always_inline)) int
-find(const struct ufd_symbols *s, const char *name, size_t len, uint32_t h,
-     void **addr)
+find_objs(const struct ufd_symbols_object *obj, int n, int weak_final,
+	  int complete, const char *name, size_t len, uint32_t h, void **addr)
 {
-	for (int k = 0; k < s->n; k++) {
-		const struct ufd_symbols_object *o = &s->obj[k];
+	for (int k = 0; k < n; k++) {
+		const struct ufd_symbols_object *o = &obj[k];
 		uint32_t i = find_in(o, name, len + 1, h);
 		const ElfW(Sym) *sym;
 
@@ -337,14 +355,23 @@ find(const struct ufd_symbols *s, const char *name, size_t len, uint32_t h,
 		/* A plain function: not local, unique or a weak one that may
 		 * yield; not an IFUNC or data; an address of o's. */
 		if (sym->st_info != FUNC_OF(STB_GLOBAL) &&
-		    !(sym->st_info == FUNC_OF(STB_WEAK) && s->weak_final))
+		    !(sym->st_info == FUNC_OF(STB_WEAK) && weak_final))
 			return -ENOTSUP;
 		if (sym->st_shndx == SHN_UNDEF || sym->st_shndx == SHN_ABS)
 			return -ENOTSUP;
 		*addr = (void *)(o->base + sym->st_value);
 		return 0;
 	}
-	return s->complete ? -ENOENT : -ENOTSUP;
+	return complete ? -ENOENT : -ENOTSUP;
+}
+
+/* ufd_symbols_find, inlined in both its callers. */
+EARLY static inline __attribute__((always_inline)) int
+find(const struct ufd_symbols *s, const char *name, size_t len, uint32_t h,
+     void **addr)
+{
+	return find_objs(s->obj, s->n, s->weak_final, s->complete, name, len,
+			 h, addr);
 }
 
 EARLY int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
@@ -389,4 +416,33 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 		else
 			fallback(i, r);
 	}
+}
+
+/* The objects ufd_symbols_keep copied, for the look-ups after start-up;
+ * kept_n (0: none) is stored after them, with release. */
+static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP];
+static int kept_n;
+
+EARLY int ufd_symbols_keep(const struct ufd_symbols *s, int n)
+{
+	if (n <= 0 || n > UFD_SYMBOLS_KEEP || n > s->n || !s->weak_final)
+		return -ENOTSUP;
+	for (int k = 0; k < n; k++)
+		kept[k] = s->obj[k];
+	__atomic_store_n(&kept_n, n, __ATOMIC_RELEASE);
+	return 0;
+}
+
+__attribute__((no_sanitize("address", "thread", "undefined"))) int
+ufd_symbols_find_kept(enum ufd_call call, void **addr)
+{
+	int n = __atomic_load_n(&kept_n, __ATOMIC_ACQUIRE);
+	const struct ufd_call_key *key = &ufd_call_keys[call];
+
+	if (n == 0)
+		return -ENOTSUP;
+	/* Not complete: a name these objects lack may be defined by one
+	 * after them, which dlsym searches. */
+	return find_objs(kept, n, 1, 0, ufd_call_name(call), key->len,
+			 key->hash, addr);
 }

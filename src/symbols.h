@@ -3,7 +3,8 @@
  * symbols.h - the definitions that follow an object in the lookup order,
  * found by reading the ELF hash tables of the objects loaded after it:
  * what dlsym(RTLD_NEXT, name) answers, at a fraction of its cost, for the
- * constructor that resolves every real function before main().
+ * real functions: at start-up, and after it in a copy kept of the tables
+ * (ufd_symbols_keep), where the look-up is async-signal-safe.
  *
  * The walk answers only when it is sure to give dlsym's answer; the
  * caller asks dlsym for the rest (ufd_symbols_find's -ENOTSUP).
@@ -106,6 +107,26 @@ void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
  * ufd_symbols_find gave), or -1: the object loaded highest at or below
  * it, since objects do not overlap. */
 int ufd_symbols_object_of(const struct ufd_symbols *s, const void *addr);
+
+/*
+ * Keep a copy of s's first n objects (those up to libc's, which must all
+ * be objects loaded at start-up: symbols.c says why they stay mapped) for
+ * ufd_symbols_find_kept.  Returns 0, or -ENOTSUP (nothing kept) when n is
+ * over UFD_SYMBOLS_KEEP or s's count, or under LD_DYNAMIC_WEAK.  Once, at
+ * start-up, before any call of ufd_symbols_find_kept that should see it.
+ */
+#define UFD_SYMBOLS_KEEP 8
+int ufd_symbols_keep(const struct ufd_symbols *s, int n);
+
+/*
+ * calls.def row call's real function in the kept objects, as
+ * ufd_symbols_find answers: 0 and *addr; -ENOTSUP when nothing is kept,
+ * the look-up is unsure, or none of the kept objects defines it (an
+ * object after them may: ask dlsym).  Async-signal-safe, lock-free, and
+ * safe in a vfork child: reads only the copy and the objects' read-only
+ * tables, writes nothing.
+ */
+int ufd_symbols_find_kept(enum ufd_call call, void **addr);
 
 /* The GNU hash of name, computed (for names that are no literal). */
 uint32_t ufd_symbols_hash(const char *name);

@@ -56,11 +56,14 @@ static inline int vfd_owner(int real_fd);
  * exactly the errno it gives for any unopened descriptor.  Below
  * vfd_guard_from (every real descriptor of a process without virtual
  * ones, and the application's own numbers otherwise) one comparison.
- * Lock-free and async-signal-safe.
+ * Lock-free and async-signal-safe.  Always inlined, with
+ * vfd_translate_high: the wrappers' common case is this one comparison,
+ * and in a unit as large as shim.c the compiler's growth limit otherwise
+ * leaves either a call in some of them, as their size shifts.
  */
 static inline int vfd_translate_high(int fd);
 
-static inline int vfd_translate(int fd)
+static inline __attribute__((always_inline)) int vfd_translate(int fd)
 {
 	if (__builtin_expect((unsigned)fd < __atomic_load_n(&vfd_guard_from,
 							     __ATOMIC_RELAXED), 1))
@@ -71,7 +74,7 @@ static inline int vfd_translate(int fd)
 /* vfd_translate's answer for an fd its comparison did not pass: for a
  * loop over many descriptors that reads vfd_guard_from once.  Lock-free
  * and async-signal-safe. */
-static inline int vfd_translate_high(int fd)
+static inline __attribute__((always_inline)) int vfd_translate_high(int fd)
 {
 	uint32_t v;
 
