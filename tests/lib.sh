@@ -48,3 +48,12 @@ make_unloadable() {
 	printf '#!/usr/bin/env static\n' >"$1/static.sh"
 	chmod +x "$1/static.sh"
 }
+
+# skip_under_emulator REASON: under an emulator (UFD_TEST_EMULATOR, set in
+# a cross build run under qemu-user: tests/meson.build), say why and skip.
+skip_under_emulator() {
+	if [ -n "${UFD_TEST_EMULATOR:-}" ]; then
+		echo "SKIP under $UFD_TEST_EMULATOR: $*"
+		exit 77
+	fi
+}

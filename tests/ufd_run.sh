@@ -10,6 +10,7 @@
 set -u
 run=$1 bash=$2 cc=$3
 . "$(dirname "$0")/lib.sh"
+skip_under_emulator "the host's programs (bash, sh, coreutils) run under ufd here, and on this machine they are x86-64: the aarch64 libufd.so cannot be loaded into them"
 under() { LD_PRELOAD=$preload_extra "$run" "$@"; }
 
 "$run" --help | grep -q "usage: ufd-run" || fail "--help"
