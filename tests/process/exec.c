@@ -105,8 +105,10 @@ static const char *hop_emulated(const char *hop)
 	if (!strcmp(hop, "execveat"))
 		return "qemu-user 7.2 does not implement execveat";
 	if (!strcmp(hop, "fexecve"))
-		return "under qemu-user the program fexecve starts sees "
-		       "/proc/self/fd/N, closed, as its /proc/self/exe";
+		return "qemu-user, started by binfmt_misc, opens the program "
+		       "by the path fexecve gave, /proc/self/fd/N, which "
+		       "close-on-exec has closed (binfmt_misc's O flag would "
+		       "leave a descriptor of qemu's open in every program)";
 	if (!strcmp(hop, "system") || !strcmp(hop, "popen"))
 		return "/bin/sh is the host's, x86-64 here: the aarch64 "
 		       "libufd.so cannot be loaded into it";
