@@ -58,3 +58,12 @@ same_toolchain() {
 	reference=$(grep -v '^#' "$1/bench/toolchain.txt" | head -1)
 	[ "$toolchain" = "$reference" ]
 }
+
+# skip_under_emulator REASON: under an emulator (UFD_TEST_EMULATOR, set in
+# a cross build run under qemu-user: tests/meson.build), say why and skip.
+skip_under_emulator() {
+	if [ -n "${UFD_TEST_EMULATOR:-}" ]; then
+		echo "SKIP under $UFD_TEST_EMULATOR: $*"
+		exit 77
+	fi
+}

@@ -54,6 +54,21 @@ static inline void load_api(int required)
 	}
 }
 
+/*
+ * Under an emulator (UFD_TEST_EMULATOR, set by tests/meson.build in a cross
+ * build run under qemu-user): say that WHAT is skipped and WHY, and return
+ * 1; natively return 0.  For what the emulator cannot do, nothing else.
+ */
+static inline int skip_under_emulator(const char *what, const char *why)
+{
+	const char *emulator = getenv("UFD_TEST_EMULATOR");
+
+	if (!emulator || !*emulator)
+		return 0;
+	fprintf(stderr, "%s: skipped under %s: %s\n", what, emulator, why);
+	return 1;
+}
+
 /* N of UFD_MODE=random (random_fd.h): the soft RLIMIT_NOFILE capped at
  * UFD_RANDOM_MAX, else at FD_SETSIZE (1024). */
 static inline int random_range_n(void)

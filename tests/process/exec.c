@@ -85,13 +85,52 @@ static char **chain_env(void)
 	return env_with((char *[]){ path, NULL }, NULL);
 }
 
+/* A posix_spawn that returned R (0) for a child that failed: under
+ * qemu-user, which runs vfork as fork, glibc cannot hear of the child's
+ * failure.  Waits for PID (if not -1); returns 1 there (saying so), else 0. */
+static int spawn_failure_unheard(int r, pid_t pid)
+{
+	if (r != 0 || !skip_under_emulator("posix_spawn's error from its child",
+					   "qemu-user runs vfork as fork: glibc's "
+					   "posix_spawn cannot hear of it"))
+		return 0;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return 1;
+}
+
+/* Why a hop cannot be taken under qemu-user, or NULL. */
+static const char *hop_emulated(const char *hop)
+{
+	if (!strcmp(hop, "execveat"))
+		return "qemu-user 7.2 does not implement execveat";
+	if (!strcmp(hop, "fexecve"))
+		return "qemu-user, started by binfmt_misc, opens the program "
+		       "by the path fexecve gave, /proc/self/fd/N, which "
+		       "close-on-exec has closed (binfmt_misc's O flag would "
+		       "leave a descriptor of qemu's open in every program)";
+	if (!strcmp(hop, "system") || !strcmp(hop, "popen"))
+		return "/bin/sh is the host's, x86-64 here: the aarch64 "
+		       "libufd.so cannot be loaded into it";
+	return NULL;
+}
+
 /* Run chain1 with hop1 and hop2; fail unless it says "chain ok". */
 void run_chain(const char *hop1, const char *hop2)
 {
 	char out[4096];
-	char **env = chain_env();
+	char **env;
 	char *const argv[] = { "ufd_helper", "chain1", (char *)hop1, (char *)hop2, NULL };
-	int status = run(helper_path, argv, env, -1, out, sizeof(out));
+	int status;
+
+	for (int i = 0; i < 2; i++) {
+		const char *hop = i ? hop2 : hop1, *why = hop_emulated(hop);
+
+		if (why && skip_under_emulator(hop, why))
+			return;
+	}
+	env = chain_env();
+	status = run(helper_path, argv, env, -1, out, sizeof(out));
 
 	ck_assert_msg(exited_ok(status) && !strcmp(out, "chain ok\n"),
 		      "chain %s -> %s: status %#x, output:\n%s", hop1, hop2, status, out);
@@ -206,15 +245,18 @@ START_TEST(failed_exec_restores_the_table)
 	ck_assert_exec_fails(execle("/nonexistent/ufd-x", "x", (char *)NULL, environ),
 			     ENOENT);
 	ck_assert_exec_fails(fexecve(noexec, argv, environ), EACCES);
-	ck_assert_exec_fails(execveat(dir, "ufd-no-such-file", argv, environ, 0), ENOENT);
-	ck_assert_exec_fails(execveat(dir, strrchr(noexec_path, '/') + 1, argv,
-				      environ, 0),
-			     EACCES);
+	if (!skip_under_emulator("execveat", "qemu-user 7.2 does not implement it")) {
+		ck_assert_exec_fails(execveat(dir, "ufd-no-such-file", argv, environ, 0),
+				     ENOENT);
+		ck_assert_exec_fails(execveat(dir, strrchr(noexec_path, '/') + 1, argv,
+					      environ, 0),
+				     EACCES);
+	}
 	r = posix_spawn(&pid, "/nonexistent/ufd-x", NULL, NULL, argv, environ);
-	ck_assert_int_eq(r, ENOENT);
+	ck_assert(r == ENOENT || spawn_failure_unheard(r, pid));
 	check_exec_state(&s, "posix_spawn");
 	r = posix_spawnp(&pid, "ufd-no-such-program", NULL, NULL, argv, environ);
-	ck_assert_int_eq(r, ENOENT);
+	ck_assert(r == ENOENT || spawn_failure_unheard(r, pid));
 	check_exec_state(&s, "posix_spawnp");
 	/* system's shell runs, its command does not: exit status 127. */
 	r = system("exec /nonexistent/ufd-x 2>/dev/null");
@@ -437,7 +479,7 @@ START_TEST(spawn_closefrom_and_tcsetpgrp_with_virtual_descriptors)
 			     (char *const[]){ "ufd_helper", "print", "x", NULL }, environ);
 	if (status == 0)
 		wait_bounded(pid, 20000);
-	ck_assert_int_eq(status, ENOTTY);
+	ck_assert(status == ENOTTY || (status == 0 && spawn_failure_unheard(0, -1)));
 	posix_spawn_file_actions_destroy(&fa);
 	close(v);
 
@@ -576,6 +618,9 @@ static int spawn_and_exec_without_close_range(const int *unused)
 
 START_TEST(backing_cloexec_without_close_range)
 {
+	if (skip_under_emulator("backing_cloexec_without_close_range",
+				"qemu-user has no seccomp"))
+		return;
 	in_fork_child(spawn_and_exec_without_close_range, NULL);
 }
 END_TEST
