@@ -7,14 +7,14 @@
  * offsets, rather than an array of pointers: each pointer would be a
  * relocation the loader makes at every start-up of every process.  Both
  * are read at every start-up (shim.c's resolution): they sit with the
- * start-up's code (settings.h's UFD_STARTUP_DATA).
+ * start-up's code (sections.h's UFD_STARTUP_DATA).
  */
 #include "calls.h"
 
 #include <stddef.h>
 
-#include "settings.h"
-#include "symbols.h"
+#include "gnu_hash.h"
+#include "sections.h"
 
 static const struct names {
 #define UFD_WRAP(name, ret, err, params, args, fds) char name##_[sizeof(#name)];

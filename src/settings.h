@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "calls.h"
+#include "sections.h"
 
 struct ufd_settings {
 	int cloexec;	     /* UFD_CLOEXEC=1: every new descriptor is close-on-exec */
@@ -55,24 +56,6 @@ struct ufd_settings {
 	const char *preload; /* LD_PRELOAD's value, or NULL */
 	int dynamic_weak;    /* LD_DYNAMIC_WEAK is set (to anything) */
 };
-
-/*
- * Code that runs only at start-up (the constructor and what it calls):
- * in the section the compiler gives the constructor itself, which the
- * linker keeps in one piece, so that start-up reads as few pages of the
- * library's code as it can (each a page fault in every process).
- */
-#define UFD_STARTUP __attribute__((section(".text.startup")))
-
-/*
- * Read-only data that only start-up reads (the names it looks up, the
- * prefixes it compares): beside the code, in the pages start-up reads
- * anyway, rather than in .rodata, one more page (and page fault) for a
- * few strings.  The linker puts .text.startup.* sections with
- * .text.startup; the data is not executed.  String literals cannot be
- * placed: name the array.
- */
-#define UFD_STARTUP_DATA __attribute__((section(".text.startup.data")))
 
 /* Hidden, so that the wrappers read it without the GOT. */
 extern struct ufd_settings ufd_settings __attribute__((visibility("hidden")));

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sections.h - where start-up's code and data go: the section attributes
+ * every layer uses, in a header of their own so that any file can have
+ * them without the settings (calls.c, which settings.h itself needs).
+ */
+#ifndef UFD_SECTIONS_H
+#define UFD_SECTIONS_H
+
+/*
+ * Code that runs only at start-up (the constructor and what it calls):
+ * in the section the compiler gives the constructor itself, which the
+ * linker keeps in one piece, so that start-up reads as few pages of the
+ * library's code as it can (each a page fault in every process).
+ */
+#define UFD_STARTUP __attribute__((section(".text.startup")))
+
+/*
+ * Read-only data that only start-up reads (the names it looks up, the
+ * prefixes it compares): beside the code, in the pages start-up reads
+ * anyway, rather than in .rodata, one more page (and page fault) for a
+ * few strings.  The linker puts .text.startup.* sections with
+ * .text.startup; the data is not executed.  String literals cannot be
+ * placed: name the array.
+ */
+#define UFD_STARTUP_DATA __attribute__((section(".text.startup.data")))
+
+#endif /* UFD_SECTIONS_H */
