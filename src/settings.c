@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 
 #include "sys.h"
 #include "text.h"
@@ -319,23 +320,28 @@ UFD_STARTUP static void read_environment(void)
 }
 
 /*
- * value, copied into buf (PATH_MAX bytes) if it fits, else value itself;
+ * value, copied into a mapping of its own, else (no memory) value itself;
  * NULL for NULL or "".  The settings that are read after start-up (the
  * log's and the reports' destinations, named in each log line and in the
  * summary at exit) must not point into the environment: programs that
  * set their process title (PostgreSQL, nginx) write over its strings.
+ * A mapping, not a static buffer: a process that sets neither touches no
+ * page for them, and start-up's other variables stay on as few pages.
  */
-UFD_STARTUP static const char *kept(const char *value, char *buf)
+UFD_STARTUP static const char *kept(const char *value)
 {
 	size_t len;
+	char *copy;
 
 	if (!value || !*value)
 		return NULL;
 	len = strlen(value);
-	if (len >= PATH_MAX)
+	copy = ufd_sys_mmap(NULL, len + 1, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ufd_sys_is_error((long)copy))
 		return value;
-	memcpy(buf, value, len + 1);
-	return buf;
+	memcpy(copy, value, len + 1);
+	return copy;
 }
 
 UFD_STARTUP static void load_once(void)
@@ -344,7 +350,6 @@ UFD_STARTUP static void load_once(void)
 	static const char *const one_zero[] = { "1", "0" };
 	static const char *const modes[] = { "transparent", "all", "random" };
 	static const char *const formats[] = { "text", "json", "xml" };
-	static char log_path[PATH_MAX], report_path[PATH_MAX];
 	const char *suppress;
 	int mode, format;
 
@@ -354,13 +359,13 @@ UFD_STARTUP static void load_once(void)
 	if (!any_setting)
 		return;
 	secure_settings();
-	ufd_settings.log = kept(setting("UFD_LOG"), log_path);
+	ufd_settings.log = kept(setting("UFD_LOG"));
 	ufd_settings.cloexec = choice("UFD_CLOEXEC", zero_one, 2);
 	mode = choice("UFD_MODE", modes, 3);
 	ufd_settings.mode_all = mode == 1;
 	ufd_settings.mode_random = mode == 2;
 	read_random_max();
-	ufd_settings.report = kept(setting("UFD_REPORT"), report_path);
+	ufd_settings.report = kept(setting("UFD_REPORT"));
 	format = choice("UFD_REPORT_FORMAT", formats, 3);
 	ufd_settings.report_json = format == 1;
 	ufd_settings.report_xml = format == 2;
