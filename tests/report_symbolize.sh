@@ -36,6 +36,10 @@ check_text() { # FILE
 check_text "$tmp/e.rep"
 grep -q "^SUMMARY: ufd: double-close of descriptor [0-9]* in release [^ ]*report_inline\.c:$bug\$" "$tmp/e.rep" ||
 	{ cat "$tmp/e.rep"; fail "the SUMMARY line does not name the bug's line"; }
+# The summary at exit names stderr, where the user asked for the reports,
+# not the file the launcher passes them through.
+tail -n 1 "$tmp/e.rep" | grep -q "==ERROR SUMMARY: ufd: 1 report (double-close 1), 0 suppressed; written to stderr\$" ||
+	{ cat "$tmp/e.rep"; fail "the summary does not say stderr"; }
 # --sanitize's exit status comes through the launcher, which waits.
 "$run" --sanitize -- "$prog" 2>"$tmp/s.rep"
 status=$?

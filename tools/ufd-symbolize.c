@@ -21,6 +21,9 @@
  *   ufd-symbolize --follow FILE DONE
  *                                  FILE as it grows, to stdout, until a
  *                                  file DONE exists (then the rest)
+ *   --as NAME                      with any of these: summary lines say
+ *                                  the reports went to NAME (plain text,
+ *                                  as "stderr"), not to FILE
  *
  * XML: each process's document goes on its own (the pieces of several
  * processes sharing a destination are told apart by their pid comment):
@@ -595,9 +598,36 @@ static int xml_line(const char *line)
 
 /* ---- input ---- */
 
+/* --as NAME: where the reports are read, for their summaries. */
+static const char *as_name;
+
+/* A summary line (report_summary.h) names where its process wrote the
+ * reports: with --as, the reader's name for them instead (ufd-run's
+ * stderr, not the file it passes them through).  1 if it was one. */
+static int summary_line(const char *line)
+{
+	const char *at;
+
+	if (!as_name)
+		return 0;
+	if (line[0] != '{' && strstr(line, "==ERROR SUMMARY: ufd: ") &&
+	    (at = strstr(line, "; written to "))) {
+		put(line, (size_t)(at - line));
+		putf("; written to %s\n", as_name);
+		return 1;
+	}
+	if (!strncmp(line, "{\"ufd\":\"summary\",", strlen("{\"ufd\":\"summary\",")) &&
+	    (at = strstr(line, ",\"destination\":\""))) {
+		put(line, (size_t)(at - line));
+		putf(",\"destination\":\"%s\"}\n", as_name);
+		return 1;
+	}
+	return 0;
+}
+
 static void one_line(const char *line)
 {
-	if (xml_line(line))
+	if (xml_line(line) || summary_line(line))
 		return;
 	if (line[0] == '{')
 		json_line(line);
@@ -686,6 +716,7 @@ static void usage(void)
 	fputs("usage: ufd-symbolize [-o OUT] [FILE]\n"
 	      "       ufd-symbolize -i FILE\n"
 	      "       ufd-symbolize --follow FILE DONE   (until file DONE exists)\n"
+	      "       --as NAME: summaries say the reports went to NAME\n"
 	      "Adds source lines, inlined frames and true names to ufd's reports\n"
 	      "(UFD_REPORT, text, JSON or XML); see ufd(7).\n",
 	      stderr);
@@ -704,6 +735,8 @@ int main(int argc, char **argv)
 			out_path = argv[++i];
 		else if (!strcmp(argv[i], "-i"))
 			in_place = 1;
+		else if (!strcmp(argv[i], "--as") && i + 1 < argc)
+			as_name = argv[++i];
 		else if (!strcmp(argv[i], "--follow") && i + 2 < argc) {
 			in_path = argv[++i];
 			follow = argv[++i];
