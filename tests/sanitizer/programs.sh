@@ -24,7 +24,7 @@ check() {
 	mkdir -p "$tmp/$name"
 	(cd "$tmp/$name" && ${as_user:+runuser -u "$as_user" --} env \
 		LD_PRELOAD="$preload_extra" UFD_REPORT_LEAKS=1 UFD_SUPPRESS="$supp" \
-		"$run" -m random -r "$tmp/$name.rep" -- "$@") >"$tmp/$name.out" 2>&1
+		"$run" -m random ${exclude:+-x "$exclude"} -r "$tmp/$name.rep" -- "$@") >"$tmp/$name.out" 2>&1
 	status=$?
 	if [ "$status" -ne 0 ]; then
 		echo "FAIL $name: status $status (output below)"
@@ -115,7 +115,14 @@ else
 	mkdir -p "$tmp/pgbench"
 	: >"$tmp/pgbench.rep"
 	chown postgres "$tmp/pgbench" "$tmp/pgbench.rep"
-	as_user=postgres check pgbench sh -c '
+	# PostgreSQL's count_usable_fds dups stderr up to 1,000 times and
+	# takes the highest number less the count for the descriptors already
+	# open: with random numbers it counts far too many, and the server
+	# refuses to start about one time in three ("System allows -12, we
+	# need at least 58"), its own reliance on the lowest number.  dup stays
+	# real (UFD_EXCLUDE), as a user running PostgreSQL under random mode
+	# would set it.
+	exclude=dup as_user=postgres check pgbench sh -c '
 		set -e
 		'"$pgbin"'/initdb -D db -A trust -U postgres >/dev/null
 		'"$pgbin"'/pg_ctl -D db -l log -w -o "-k $PWD -c listen_addresses= -p 5433" start >/dev/null
