@@ -63,12 +63,6 @@ LAYERS = [
 ]
 
 
-# Module cycles known and being removed elsewhere: each set of modules,
-# and why it may stay for now.  A cycle not listed fails; so does a listed
-# one that is gone (the line is then removed: the list stays honest).
-KNOWN_CYCLES = {}
-
-
 def module_of(f):
     """A file's module: its name without the extension."""
     return f.rsplit(".", 1)[0]
@@ -182,29 +176,16 @@ def main():
         if f not in state:
             visit(f, [f])
 
-    # Cycles among modules.
-    known = []
-    found = set()
+    # Cycles among modules: every one fails.
     for comp, edges in module_cycles(includes):
-        found.add(comp)
-        what = (f"a cycle among the modules {', '.join(sorted(comp))}: "
-                f"{'; '.join(edges)}")
-        if comp in KNOWN_CYCLES:
-            known.append(f"KNOWN: {what} ({KNOWN_CYCLES[comp]})")
-        else:
-            problems.append(what)
-    for comp in sorted(KNOWN_CYCLES, key=sorted):
-        if comp not in found:
-            problems.append(f"no cycle among the modules {', '.join(sorted(comp))} "
-                            "any more: remove it from KNOWN_CYCLES")
+        problems.append(f"a cycle among the modules {', '.join(sorted(comp))}: "
+                        f"{'; '.join(edges)}")
 
     if len(sys.argv) == 3:
         problems += check_symbols(sys.argv[2], layer_of)
 
     for i, (name, job, members) in enumerate(LAYERS):
         print(f"{i} {name:10} {job}: {' '.join(members)}")
-    for k in known:
-        print(k)
     for p in problems:
         print("FAIL: " + p)
     print(f"{len(files)} files, {sum(len(v) for v in includes.values())} "
