@@ -18,6 +18,7 @@
 #include <limits.h>
 
 #include "symbols.h"
+#include "vfd_shared.h"
 #include "vfd_table.h"
 
 int ufd_close_chained;
@@ -71,11 +72,14 @@ int ufd_close_real(int fd)
  * (below vfd_guard_from) passed to the preload's close_range, any other
  * to vfd_close_range, whose closes of real descriptors stay ufd's own.
  * Not with flags that close nothing (CLOSE_RANGE_CLOEXEC) or close in
- * another table (CLOSE_RANGE_UNSHARE), or that the kernel refuses.
+ * another table (CLOSE_RANGE_UNSHARE), or that the kernel refuses; nor
+ * in a child sharing the memory (vfd_shared.h), which must not write its
+ * parent's table (vfd_forget would) nor the preload's state, its
+ * parent's too: vfd_close_range closes such a child's descriptors raw.
  */
 int ufd_chain_close_range(unsigned first, unsigned last, unsigned flags)
 {
-	if (flags == 0 && first <= last) {
+	if (flags == 0 && first <= last && !vfd_shared_child()) {
 		for (int v = first < FD_UNSEQ_LIMIT
 				     ? vfd_next_listed(first > FD_UNSEQ_BASE ? (int)first - 1 : -1)
 				     : -1;
