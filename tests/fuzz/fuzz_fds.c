@@ -2774,6 +2774,7 @@ static int check_main(const char *report, const char *expect)
  * ====================================================================== */
 
 static const char *preload;	/* what LD_PRELOAD must hold to load ufd */
+static const char *preload_after; /* another preload after ufd, or NULL */
 static int verbose;
 static char self_path[PATH_MAX];
 
@@ -2810,8 +2811,15 @@ static int run_config(const struct op *ops, int n, int cfg, unsigned fams, char 
 		unsetenv("UFD_MODE");
 		unsetenv("UFD_RANDOM_MAX");
 		unsetenv("UFD_CLOEXEC");
-		if (cfg != CFG_BARE)
-			setenv("LD_PRELOAD", preload, 1);
+		if (cfg != CFG_BARE) {
+			char both[2 * PATH_MAX + 2];
+
+			/* a second preload sees ufd's calls through RTLD_NEXT
+			 * (shim_chain.c); the bare run stays bare */
+			snprintf(both, sizeof both, "%s%s%s", preload,
+				 preload_after ? ":" : "", preload_after ? preload_after : "");
+			setenv("LD_PRELOAD", both, 1);
+		}
 		if (cfg == CFG_ALL)
 			setenv("UFD_MODE", "all", 1);
 		if (cfg == CFG_RANDOM) {
@@ -3031,6 +3039,7 @@ static void usage(void)
 		"                [--config bare,transparent,all,random,cloexec|all-configs]\n"
 		"                [--without FAMILY,...] [--signals] [--no-shrink] [--list] [-v]\n"
 		"families: basic virtual backing rlimit fork exec closerange hostile io badptr\n"
+		"                [--preload-after LIB.so]\n"
 		"LD_PRELOAD for ufd from --preload PATH or UFD_TEST_PRELOAD\n");
 	exit(2);
 }
@@ -3075,6 +3084,8 @@ int main(int argc, char **argv)
 			signals = FAM_SIGNALS;
 		} else if (!strcmp(argv[i], "--preload") && i + 1 < argc) {
 			preload = argv[++i];
+		} else if (!strcmp(argv[i], "--preload-after") && i + 1 < argc) {
+			preload_after = argv[++i];
 		} else if (!strcmp(argv[i], "--list")) {
 			list = 1;
 		} else if (!strcmp(argv[i], "--no-shrink")) {
