@@ -234,6 +234,21 @@ int ufd_stream_off(int backing);
 int ufd_stream_vfd_close(int vfd);
 
 /*
+ * close_range or closefrom over [first, last] (flags valid, without
+ * CLOSE_RANGE_CLOEXEC, first <= last) while streams are on virtual
+ * descriptors: a stream's virtual descriptor in the range is closed as
+ * ufd_stream_vfd_close closes it (its number held), and the placeholders
+ * in the range stay, ufd's as backing descriptors are; close_fn closes
+ * the rest, each stretch between them.  Returns close_fn's first failure
+ * or 0.  ufd_stream_is_placeholder: is real descriptor fd a placeholder
+ * (1 or 0)?  Both take the try-lock (when it is taken: close_fn over the
+ * whole range; 0): async-signal-safe.
+ */
+int ufd_stream_close_range(unsigned first, unsigned last, unsigned flags,
+			   int (*close_fn)(unsigned, unsigned, unsigned));
+int ufd_stream_is_placeholder(int fd);
+
+/*
  * For the sanitizer, a double fclose (shim_stream_closed.c): fclose is
  * about to close stream fp, descriptor fd (ufd_stream_closing); the
  * descriptor fp had when it was closed, if fp is a stream closed before
