@@ -41,7 +41,9 @@
 
 static void segv_handler(int sig, siginfo_t *info, void *uc);
 
-int ufd_segv_mine(const void *handler)
+/* Not instrumented: sigaction's paths, which call it, run before a
+ * sanitizer's runtime is ready (shim.h, UFD_EARLY). */
+UFD_EARLY int ufd_segv_mine(const void *handler)
 {
 	return handler == (const void *)segv_handler;
 }

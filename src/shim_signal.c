@@ -217,8 +217,6 @@ UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
 	return kernel_handler;
 }
 
-
-
 /*
  * The fast change: sigaction to SIG_DFL or SIG_IGN (or a look at the
  * action) in a single-threaded process, which needs no trampoline: the
