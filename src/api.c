@@ -120,6 +120,7 @@ __attribute__((constructor)) static void ufd_init(int argc, char **argv, char **
 	if (ufd_settings.report) {
 		ufd_report_shim_init();
 		report_given_start(argv, envp); /* glibc passes them */
+		ufd_segv_init();
 	}
 	vfd_start();
 	ufd_stream_init();

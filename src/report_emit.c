@@ -214,7 +214,9 @@ static const char *refers_to(const struct report *r)
 static const char *call_name(enum ufd_call call)
 {
 	return call < UFD_NCALLS ? ufd_call_name(call)
-	       : call == REPORT_CALL_NONSEQFD ? "nonseqfd" : "?";
+	       : call == REPORT_CALL_NONSEQFD ? "nonseqfd"
+	       : call == REPORT_CALL_FD_SET   ? "FD_SET"
+					      : "?";
 }
 
 /* One part of a report: in text "  TITLE by CALL in thread TID:" and the

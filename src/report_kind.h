@@ -11,6 +11,9 @@
 
 /* The call that made a descriptor, for nonseqfd(), which is no row. */
 #define REPORT_CALL_NONSEQFD UFD_NCALLS
+/* The call of an fd-set-overflow found by its SIGSEGV (shim_segv.c):
+ * FD_SET, FD_ISSET or FD_CLR, macros. */
+#define REPORT_CALL_FD_SET (UFD_NCALLS + 1)
 
 enum report_kind {
 	REPORT_DOUBLE_CLOSE,

@@ -234,6 +234,21 @@ int ufd_stream_off(int backing);
 int ufd_stream_vfd_close(int vfd);
 
 /*
+ * close_range or closefrom over [first, last] (flags valid, without
+ * CLOSE_RANGE_CLOEXEC, first <= last) while streams are on virtual
+ * descriptors: a stream's virtual descriptor in the range is closed as
+ * ufd_stream_vfd_close closes it (its number held), and the placeholders
+ * in the range stay, ufd's as backing descriptors are; close_fn closes
+ * the rest, each stretch between them.  Returns close_fn's first failure
+ * or 0.  ufd_stream_is_placeholder: is real descriptor fd a placeholder
+ * (1 or 0)?  Both take the try-lock (when it is taken: close_fn over the
+ * whole range; 0): async-signal-safe.
+ */
+int ufd_stream_close_range(unsigned first, unsigned last, unsigned flags,
+			   int (*close_fn)(unsigned, unsigned, unsigned));
+int ufd_stream_is_placeholder(int fd);
+
+/*
  * For the sanitizer, a double fclose (shim_stream_closed.c): fclose is
  * about to close stream fp, descriptor fd (ufd_stream_closing); the
  * descriptor fp had when it was closed, if fp is a stream closed before
@@ -298,6 +313,39 @@ void ufd_signalfd_read(int fd, void *buf, ssize_t r);
 /* At start-up: fork handlers for the lock of the table of signal
  * handlers (shim_signal.c). */
 void ufd_signal_init(void);
+
+/*
+ * The kernel's struct sigaction (x86_64 and arm64 alike: both have
+ * SA_RESTORER), for syscall(SYS_rt_sigaction) and ufd's own raw calls.
+ * Its mask is sigsetsize bytes, which the kernel refuses unless 8.  The
+ * flag and restorer glibc's sigaction adds: on x86_64 SA_RESTORER and
+ * ufd_restore_rt, a copy of glibc's __restore_rt (the same bytes, which
+ * unwinders look for); arm64 sets none (shim_signal.c).
+ */
+struct k_sigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	unsigned long mask;
+};
+#if defined(__x86_64__)
+#define UFD_SA_RESTORER 0x04000000UL /* SA_RESTORER */
+void ufd_restore_rt(void) __attribute__((visibility("hidden")));
+#define UFD_RESTORER_FN ((void *)ufd_restore_rt)
+#else
+#define UFD_SA_RESTORER 0UL
+#define UFD_RESTORER_FN NULL
+#endif
+
+/*
+ * The sanitizer's SIGSEGV handler, which reports an FD_SET on a virtual
+ * descriptor before the crash (shim_segv.c).  ufd_segv_init installs it
+ * when SIGSEGV's action is the default: from the constructor, when
+ * reports are on.  ufd_segv_mine: is handler it (1 or 0)?  Then the
+ * program is shown the default action it stands for.  Async-signal-safe.
+ */
+void ufd_segv_init(void);
+int ufd_segv_mine(const void *handler);
 
 /* Its fork handlers, for a fork that runs none (_Fork): prepare takes the
  * lock where threads may hold it; release, in the parent and the child,

@@ -67,7 +67,14 @@ __attribute__((noinline)) int ufd_close(int fd)
 	}
 	/* EBADF for a backing descriptor; drops a close-on-fork mark. */
 	if (vfd_guarded(fd)) {
-		int r = REPORTING() ? close_reported(fd) : ufd_close_real(fd);
+		int r;
+
+		/* A closed stream's placeholder: ufd's, as a backing
+		 * descriptor is (shim_stream_closed.c). */
+		if (__builtin_expect(ufd_close_slow & UFD_CLOSE_STREAMS, 0) &&
+		    ufd_stream_is_placeholder(fd))
+			return -EBADF;
+		r = REPORTING() ? close_reported(fd) : ufd_close_real(fd);
 
 		/* A raw close, which close_random below does not see. */
 		if (__builtin_expect(ufd_settings.mode_random, 0) && r != -EBADF)
@@ -185,11 +192,23 @@ static void close_range_report(unsigned first, unsigned last, unsigned flags,
 		report_closing_range(first, last, call);
 }
 
+/* close_range_keeping, but while streams are on virtual descriptors the
+ * stream table closes the range: a stream's number stays held, as after
+ * close (shim_stream_closed.c). */
+static int close_range_streams(unsigned first, unsigned last, unsigned flags)
+{
+	if (__builtin_expect(ufd_close_slow & UFD_CLOSE_STREAMS, 0) && first <= last &&
+	    !(flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) &&
+	    !(flags & CLOSE_RANGE_CLOEXEC))
+		return ufd_stream_close_range(first, last, flags, close_range_keeping);
+	return close_range_keeping(first, last, flags);
+}
+
 UFD_PUBLIC int close_range(unsigned int first, unsigned int last, int flags)
 {
 	if (ufd_settings.report)
 		close_range_report(first, last, (unsigned)flags, UFD_CALL_close_range);
-	return ufd_ret(closed_range(close_range_keeping(first, last, (unsigned)flags),
+	return ufd_ret(closed_range(close_range_streams(first, last, (unsigned)flags),
 				    first, last, (unsigned)flags));
 }
 
@@ -206,7 +225,7 @@ UFD_PUBLIC void closefrom(int lowfd)
 
 	if (ufd_settings.report)
 		close_range_report(first, ~0U, 0, UFD_CALL_closefrom);
-	r = closed_range(close_range_keeping(first, ~0U, 0), first, ~0U, 0);
+	r = closed_range(close_range_streams(first, ~0U, 0), first, ~0U, 0);
 
 	if (r < 0) {
 		static const char msg[] = "ufd: closefrom: close_range failed\n";

@@ -210,23 +210,12 @@ UFD_EARLY static int wants_trampoline(int sig, void *h, unsigned long flags)
  * (the lock held). */
 UFD_EARLY static void *program_handler(int sig, void *kernel_handler)
 {
+	if (ufd_segv_mine(kernel_handler))
+		return (void *)SIG_DFL; /* shim_segv.c */
 	if (kernel_handler == (void *)trampoline && sig > 0 && sig < _NSIG)
 		return (void *)__atomic_load_n(&handlers[sig], __ATOMIC_RELAXED);
 	return kernel_handler;
 }
-
-/*
- * The kernel's struct sigaction (x86_64 and arm64 alike: both have
- * SA_RESTORER), for syscall(SYS_rt_sigaction).  Its mask is sigsetsize
- * bytes, which the kernel refuses unless 8.
- */
-struct k_sigaction {
-	void *handler;
-	unsigned long flags;
-	void *restorer;
-	unsigned long mask;
-};
-
 
 /*
  * The fast change: sigaction to SIG_DFL or SIG_IGN (or a look at the
@@ -276,8 +265,6 @@ static __thread unsigned fast_depth __attribute__((tls_model("initial-exec")));
 static const char fast_unset; /* old.handler until the exchange */
 
 #if defined(__x86_64__)
-#define FAST_RESTORER 0x04000000UL /* SA_RESTORER */
-void ufd_restore_rt(void) __attribute__((visibility("hidden")));
 __asm__(".text\n"
 	".globl ufd_restore_rt\n"
 	".hidden ufd_restore_rt\n"
@@ -287,10 +274,6 @@ __asm__(".text\n"
 	"\tmovq $15, %rax\n" /* rt_sigreturn */
 	"\tsyscall\n"
 	".size ufd_restore_rt, .-ufd_restore_rt\n");
-#define FAST_RESTORER_FN ((void *)ufd_restore_rt)
-#else
-#define FAST_RESTORER 0UL /* arm64: glibc sets none either */
-#define FAST_RESTORER_FN NULL
 #endif
 
 /* Before a change writes handlers[sig]: lock held, signals blocked. */
@@ -337,8 +320,8 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 
 	if (act) {
 		k.handler = (void *)act->sa_handler;
-		k.flags = (unsigned long)act->sa_flags | FAST_RESTORER;
-		k.restorer = FAST_RESTORER_FN;
+		k.flags = (unsigned long)act->sa_flags | UFD_SA_RESTORER;
+		k.restorer = UFD_RESTORER_FN;
 		memcpy(&k.mask, &act->sa_mask, sizeof(k.mask));
 	}
 	if (child)
@@ -352,6 +335,8 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
 		     oldact ? (long)&f->old : 0, sizeof(k.mask), 0, 0);
+	if (r == 0 && oldact && ufd_segv_mine(f->old.handler))
+		memset(&f->old, 0, sizeof(f->old)); /* SIG_DFL, as it shows */
 	if (r == 0 && oldact && f->old.handler == (void *)trampoline) {
 		void *h = (void *)__atomic_load_n(&handlers[sig], __ATOMIC_ACQUIRE);
 
@@ -436,6 +421,13 @@ UFD_EARLY static int sigaction_with(int (*real)(int, const struct sigaction *,
 	}
 	r = real(sig, c.tramp ? &mine : act, oldact ? &old : NULL);
 	err = errno;
+	if (r == 0 && oldact && ufd_segv_mine((void *)old.sa_sigaction)) {
+		/* ufd's SIGSEGV handler shows as the default it replaced. */
+		old.sa_handler = SIG_DFL;
+		old.sa_flags = 0;
+		old.sa_restorer = NULL;
+		sigemptyset(&old.sa_mask);
+	}
 	h = oldact && r == 0 ? (void *)old.sa_sigaction : NULL;
 	change_end(&c, r == 0, oldact ? &h : NULL);
 	if (r == 0 && oldact) {
@@ -465,6 +457,8 @@ UFD_EARLY long ufd_rt_sigaction(int sig, const void *act, void *oldact,
 	mine.handler = h;
 	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&mine : 0,
 		     oldact ? (long)&old : 0, (long)setsize, 0, 0);
+	if (r == 0 && oldact && ufd_segv_mine(old.handler))
+		memset(&old, 0, sizeof(old));
 	h = oldact && r == 0 ? old.handler : NULL;
 	change_end(&c, r == 0, oldact ? &h : NULL);
 	if (r == 0 && oldact) {

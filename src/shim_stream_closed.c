@@ -140,19 +140,16 @@ int ufd_stream_off(int backing)
 	return closed;
 }
 
-int ufd_stream_vfd_close(int vfd)
+/*
+ * Close vfd, whose backing descriptor backing a stream holds (slot i):
+ * the placeholder takes the backing number (held), or, without a
+ * descriptor for it, the backing descriptor is closed and the entry goes.
+ * Returns 0 or -errno.  Under the lock.
+ */
+static int hold_closed(unsigned i, int vfd)
 {
-	int backing = vfd_translate(vfd), placeholder;
-	unsigned i;
+	int placeholder, backing;
 
-	if (backing == vfd || !stream_vfds_trylock())
-		return ufd_close_virtual(vfd);
-	i = stream_vfd_slot(backing);
-	if (!stream_vfds[i].backing || stream_vfds[i].vfd != vfd || stream_vfds[i].held) {
-		/* no stream holds it (or not any more) */
-		stream_vfds_unlock();
-		return ufd_close_virtual(vfd);
-	}
 	placeholder = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/",
 				    O_PATH | O_CLOEXEC, 0, 0, 0);
 	backing = vfd_forget(vfd);
@@ -167,8 +164,89 @@ int ufd_stream_vfd_close(int vfd)
 	}
 	if (placeholder >= 0)
 		ufd_sys_close(placeholder);
-	stream_vfds_unlock();
 	return backing >= 0 ? 0 : backing;
+}
+
+/* The slot of the stream on vfd's backing descriptor, if one holds it and
+ * vfd is still open, else -1.  Under the lock. */
+static int held_slot(int vfd)
+{
+	int backing = vfd_translate(vfd);
+	unsigned i;
+
+	if (backing == vfd)
+		return -1;
+	i = stream_vfd_slot(backing);
+	if (!stream_vfds[i].backing || stream_vfds[i].vfd != vfd || stream_vfds[i].held)
+		return -1; /* no stream holds it (or not any more) */
+	return (int)i;
+}
+
+int ufd_stream_vfd_close(int vfd)
+{
+	int i, r;
+
+	if (vfd_translate(vfd) == vfd || !stream_vfds_trylock())
+		return ufd_close_virtual(vfd);
+	i = held_slot(vfd);
+	r = i < 0 ? ufd_close_virtual(vfd) : hold_closed((unsigned)i, vfd);
+	stream_vfds_unlock();
+	return r;
+}
+
+int ufd_stream_close_range(unsigned first, unsigned last, unsigned flags,
+			   int (*close_fn)(unsigned, unsigned, unsigned))
+{
+	int vfds[STREAM_VFDS], keep[STREAM_VFDS], nv = 0, nk = 0, r = 0;
+	unsigned from = first;
+
+	if (!stream_vfds_trylock())
+		return close_fn(first, last, flags);
+	for (unsigned i = 0; i < STREAM_VFDS; i++)
+		if (stream_vfds[i].backing && !stream_vfds[i].held &&
+		    (unsigned)stream_vfds[i].vfd >= first &&
+		    (unsigned)stream_vfds[i].vfd <= last)
+			vfds[nv++] = stream_vfds[i].vfd;
+	/* Not hold_closed inside the walk: freeing a slot shifts others. */
+	for (int k = 0; k < nv; k++) {
+		int i = held_slot(vfds[k]);
+
+		if (i >= 0)
+			hold_closed((unsigned)i, vfds[k]);
+	}
+	/* The placeholders in the range, in order (insertion sort: at
+	 * most STREAM_VFDS / 2 of them). */
+	for (unsigned i = 0; i < STREAM_VFDS; i++) {
+		int b = stream_vfds[i].backing - 1, k;
+
+		if (!stream_vfds[i].held || (unsigned)b < first || (unsigned)b > last)
+			continue;
+		for (k = nk++; k > 0 && keep[k - 1] > b; k--)
+			keep[k] = keep[k - 1];
+		keep[k] = b;
+	}
+	for (int k = 0; k < nk && r == 0; k++) {
+		if ((unsigned)keep[k] > from)
+			r = close_fn(from, (unsigned)keep[k] - 1, flags);
+		from = (unsigned)keep[k] + 1;
+	}
+	if (r == 0 && (nk == 0 || (unsigned)keep[nk - 1] < last))
+		r = close_fn(from, last, flags);
+	stream_vfds_unlock();
+	return r;
+}
+
+int ufd_stream_is_placeholder(int fd)
+{
+	unsigned i;
+	int held;
+
+	if (fd < 0 || !stream_vfds_trylock())
+		return 0;
+	i = stream_vfd_slot(fd);
+	held = stream_vfds[i].backing && stream_vfds[i].held;
+	stream_vfds_unlock();
+	return held;
 }
 
 /* ---- streams closed twice ---- */

@@ -237,13 +237,33 @@ START_TEST(streams_on_virtual_descriptors)
 }
 END_TEST
 
+/* The ways a program closes a stream's descriptor under it. */
+enum close_under { BY_CLOSE, BY_CLOSE_RANGE, BY_CLOSEFROM };
+
+static void close_under(int v, enum close_under how)
+{
+	switch (how) {
+	case BY_CLOSE:
+		ck_assert_int_eq(close(v), 0);
+		break;
+	case BY_CLOSE_RANGE:
+		ck_assert_int_eq(close_range((unsigned)v, (unsigned)v, 0), 0);
+		break;
+	case BY_CLOSEFROM:
+		closefrom(v); /* virtual: reaches no real descriptor */
+		break;
+	}
+	ck_assert_int_eq(fcntl(v, F_GETFD), -1);
+}
+
 /* A stream whose virtual descriptor the program closed under it (fdopen,
  * close, ...): the next virtual descriptor does not get the stream's
  * backing number, so the stream's late writes fail with EBADF, as on a
  * closed descriptor, rather than land in the new file; fclose then closes
  * the placeholder.  Without ufd (or with the number reused), the write
- * would go into the new file. */
-START_TEST(stream_closed_under_does_not_write_elsewhere)
+ * would go into the new file.  The same whether close, close_range or
+ * closefrom closed it. */
+static void stream_closed_under(enum close_under how)
 {
 	int fd = temp_file(""), v = api_nonseqfd(fd, NONSEQFD_CLOSE), w, b;
 	char buf[16] = { 0 };
@@ -251,7 +271,7 @@ START_TEST(stream_closed_under_does_not_write_elsewhere)
 
 	ck_assert_ptr_nonnull(fp);
 	b = api_backing_fd(v);
-	ck_assert_int_eq(close(v), 0);
+	close_under(v, how);
 	w = api_nonseqfd(temp_file(""), NONSEQFD_CLOSE);
 	ck_assert(is_vfd(w));
 	ck_assert_int_ne(api_backing_fd(w), b);
@@ -263,6 +283,82 @@ START_TEST(stream_closed_under_does_not_write_elsewhere)
 	/* The placeholder is gone with the stream. */
 	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD), -1);
 	ck_assert_int_eq(close(w), 0);
+}
+
+START_TEST(stream_closed_under_does_not_write_elsewhere)
+{
+	stream_closed_under(BY_CLOSE);
+}
+END_TEST
+
+START_TEST(stream_closed_by_close_range_does_not_write_elsewhere)
+{
+	stream_closed_under(BY_CLOSE_RANGE);
+}
+END_TEST
+
+START_TEST(stream_closed_by_closefrom_does_not_write_elsewhere)
+{
+	stream_closed_under(BY_CLOSEFROM);
+}
+END_TEST
+
+/* The placeholder that holds a closed stream's number is ufd's, as a
+ * backing descriptor is: a close_range or a close by number over it
+ * leaves it (else the number is free again, the next virtual descriptor's
+ * backing may get it, and the stream's writes and its fclose reach that
+ * file). */
+START_TEST(stream_placeholder_survives_close_by_number)
+{
+	int v = api_nonseqfd(temp_file(""), NONSEQFD_CLOSE), w, b;
+	char buf[16] = { 0 };
+	FILE *fp = fdopen(v, "w");
+
+	ck_assert_ptr_nonnull(fp);
+	b = api_backing_fd(v);
+	ck_assert_int_eq(close(v), 0);
+	ck_assert_int_eq(close_range((unsigned)b, (unsigned)b, 0), 0);
+	ck_assert_int_eq(close(b), -1);
+	ck_assert_int_eq(errno, EBADF);
+	ck_assert_int_ge(syscall(SYS_fcntl, b, F_GETFD), 0);
+	w = api_nonseqfd(temp_file(""), NONSEQFD_CLOSE);
+	ck_assert_int_ne(api_backing_fd(w), b);
+	ck_assert_int_ge(fputs("late", fp), 0);
+	ck_assert_int_eq(fflush(fp), EOF);
+	fclose(fp);
+	ck_assert_int_eq(syscall(SYS_fcntl, b, F_GETFD), -1);
+	ck_assert_int_eq(pread(w, buf, sizeof(buf), 0), 0);
+	ck_assert_int_ge(fcntl(w, F_GETFD), 0); /* fclose left w's backing */
+	ck_assert_int_eq(close(w), 0);
+}
+END_TEST
+
+/* dup2 or dup3 onto a stream's virtual descriptor replaces the file at
+ * that number, as the kernel's does (a program's stdout redirection): the
+ * stream now writes to the new file, and its number stays taken. */
+START_TEST(stream_follows_dup2_onto_its_descriptor)
+{
+	int v = api_nonseqfd(temp_file(""), NONSEQFD_CLOSE), b, w, x, i;
+	char buf[16];
+	FILE *fp = fdopen(v, "w");
+
+	ck_assert_ptr_nonnull(fp);
+	b = api_backing_fd(v);
+	for (i = 0; i < 2; i++) {
+		x = temp_file("");
+		ck_assert_int_eq(i ? dup3(x, v, O_CLOEXEC) : dup2(x, v), v);
+		w = api_nonseqfd(temp_file(""), NONSEQFD_CLOSE);
+		ck_assert_int_ne(api_backing_fd(w), b);
+		ck_assert_int_ge(fputs("new", fp), 0);
+		ck_assert_int_eq(fflush(fp), 0);
+		memset(buf, 0, sizeof(buf));
+		ck_assert_int_eq(pread(x, buf, sizeof(buf), 0), 3);
+		ck_assert_int_eq(pread(w, buf, sizeof(buf), 0), 0);
+		ck_assert_int_eq(close(x), 0);
+		ck_assert_int_eq(close(w), 0);
+	}
+	ck_assert_int_eq(fclose(fp), 0);
+	ck_assert_int_eq(fcntl(v, F_GETFD), -1);
 }
 END_TEST
 
@@ -552,6 +648,10 @@ TCase *sets_case(void)
 	tcase_add_test(sets, streams_on_virtual_descriptors);
 	tcase_add_test(sets, pclose_drops_clofork_mark);
 	tcase_add_test(sets, stream_closed_under_does_not_write_elsewhere);
+	tcase_add_test(sets, stream_closed_by_close_range_does_not_write_elsewhere);
+	tcase_add_test(sets, stream_closed_by_closefrom_does_not_write_elsewhere);
+	tcase_add_test(sets, stream_placeholder_survives_close_by_number);
+	tcase_add_test(sets, stream_follows_dup2_onto_its_descriptor);
 	tcase_add_test(sets, freopen_on_virtual_stream);
 	tcase_add_test(sets, waitid_on_virtual_pidfd);
 	tcase_add_test(sets, record_locks_survive_a_virtual_open);
