@@ -24,19 +24,18 @@
 
 #include "calls.h"
 #include "placement.h"
+#include "posix_locks.h"
 #include "random_fd.h"
 #include "report.h"
 #include "settings.h"
 #include "sys.h"
 #include "vfd_table.h"
 
-/* Has the process taken POSIX record locks?  Then closing a descriptor of
- * a regular file may drop them.  (The variable: newfd.c's, read here.) */
-extern int newfd_posix_locks __attribute__((visibility("hidden")));
-
+/* Has the process taken POSIX record locks (posix_locks.h: TAKEN)?  Then
+ * closing a descriptor of a regular file may drop them. */
 static inline int newfd_posix_locks_taken(void)
 {
-	return __atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED);
+	return posix_locks() == POSIX_LOCKS_TAKEN;
 }
 
 /*
@@ -136,8 +135,8 @@ static inline int newfd_movable(int r)
 /*
  * Does call make a new object, one no process can hold a record lock on
  * yet (a socket, a pipe, an eventfd...)?  Then closing the kernel's first
- * number cannot drop a lock, and the kernel is not asked
- * (ufd_sys_file_locked): a system call saved on each such creation.
+ * number cannot drop a lock, and the record-lock state is not asked
+ * (where it must probe, a system call saved on each such creation).
  * Folds to a constant where call is one.
  */
 static inline int newfd_fresh_object(enum ufd_call call)
@@ -156,26 +155,27 @@ static inline int newfd_fresh_object(enum ufd_call call)
 	}
 }
 
-/* newfd_move_virtual's way for a file the kernel shows locked: the
- * decision's row for it (fd adopted if closing it would drop the
- * process's locks, else moved), carried out; a virtual descriptor or
- * -errno, fd closed on failure.  Not recorded (no UFD_REPORT on the
- * inline path). */
+/* newfd_move_virtual's way while the process may hold record locks
+ * (posix_locks not NONE): the decision's row for it (fd adopted if
+ * closing it would drop the process's locks, else moved), carried out; a
+ * virtual descriptor or -errno, fd closed on failure.  Not recorded (no
+ * UFD_REPORT on the inline path). */
 int newfd_move_locked(int fd, unsigned flags);
 
 /*
  * The decision's commonest row, inline, for a call that asked for a
  * virtual descriptor while UFD_REPORT is off and fd is newfd_movable: a
  * virtual descriptor made at random with VFD_* flags, or -errno; fd
- * closed either way, unless the kernel shows a record lock on its file
- * (ufd_sys_file_locked; not asked for a fresh object that call made,
+ * closed either way, unless the process may hold record locks
+ * (posix_locks.h: not NONE; not asked for a fresh object that call made,
  * newfd_fresh_object): then newfd_move_locked decides.
  */
 static inline int newfd_move_virtual(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd;
 
-	if (!newfd_fresh_object(call) && __builtin_expect(ufd_sys_file_locked(fd), 0))
+	if (!newfd_fresh_object(call) &&
+	    __builtin_expect(posix_locks() != POSIX_LOCKS_NONE, 0))
 		return newfd_move_locked(fd, flags);
 	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 	/* Made or not, the kernel's number goes (after the copy exists). */
