@@ -51,19 +51,24 @@ static __attribute__((noinline, cold)) int lock_found(int fd)
 	return 1;
 }
 
-/* lock_at_stake's way for a state other than NONE: settled first if it is
- * not (in a child sharing its parent's memory, for this call only: the
- * state is the parent's). */
-static __attribute__((noinline, cold)) int lock_at_stake_slow(int fd, int any_regular)
+int newfd_locks_settle(void)
 {
 	int state = posix_locks();
 
 	if (state == POSIX_LOCKS_UNSETTLED) {
+		/* In a child sharing its parent's memory, for this call only:
+		 * the state is the parent's. */
 		state = posix_locks_settle(!vfd_shared_child());
 		if (state == POSIX_LOCKS_TAKEN)
 			newfd_note_posix_lock();
 	}
-	switch (state) {
+	return state;
+}
+
+/* lock_at_stake's way for a state other than NONE, settled first. */
+static __attribute__((noinline, cold)) int lock_at_stake_slow(int fd, int any_regular)
+{
+	switch (newfd_locks_settle()) {
 	case POSIX_LOCKS_NONE:
 		return 0;
 	case POSIX_LOCKS_TAKEN:

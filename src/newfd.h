@@ -38,6 +38,18 @@ static inline int newfd_posix_locks_taken(void)
 	return posix_locks() == POSIX_LOCKS_TAKEN;
 }
 
+/* The record-lock state (posix_locks.h), settled first if it is not yet
+ * (/proc/locks read once).  Lock-free, async-signal-safe. */
+int newfd_locks_settle(void);
+
+/* Is the process known to hold no POSIX record lock (so that no close of
+ * a descriptor it made can drop one)?  Settles the state on first use. */
+static inline int newfd_locks_none(void)
+{
+	return __builtin_expect(posix_locks() == POSIX_LOCKS_NONE, 1) ||
+	       newfd_locks_settle() == POSIX_LOCKS_NONE;
+}
+
 /*
  * Is a descriptor the kernel makes the application's just as it is?  So
  * while no setting concerns new descriptors (UFD_CLOEXEC, UFD_MODE,
