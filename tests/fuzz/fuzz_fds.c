@@ -797,6 +797,9 @@ struct object {
 	int kind, accmode, content;	/* content: index in contents, -1 none */
 	dev_t dev;
 	ino_t ino;
+	int locks_unknown;	/* a NONSEQFD_HIDE handle of it was closed by a
+				 * range in the bare run, and not under ufd
+				 * (OP_LOCK's check leaves its file out) */
 };
 
 struct content {
@@ -931,6 +934,7 @@ static int new_object(int kind, int fd, int accmode, int content)
 	o->content = content;
 	o->dev = st.st_dev;
 	o->ino = st.st_ino;
+	o->locks_unknown = 0;
 	return R.nobj++;
 }
 
@@ -1602,6 +1606,12 @@ static void model_close_range(unsigned first, unsigned last, unsigned flags)
 
 		if (!R.h[i].live || n < first || n > last)
 			continue;
+		/* The bare run's stand-in closes and drops the process's
+		 * record locks on the file; ufd's hidden one stays open, and
+		 * its locks with it (unless another of the file's descriptors
+		 * closes): from here on the runs may disagree on them. */
+		if (R.h[i].asked_hide && !(flags & CLOSE_RANGE_CLOEXEC))
+			R.obj[R.h[i].obj].locks_unknown = 1;
 		if (R.ufd && R.h[i].hidden) {
 			/* still open, but no op may use it: in the bare run
 			 * it is gone (or close-on-exec, which no op tells) */
@@ -2580,6 +2590,20 @@ static void op_lock(const struct op *o)
 		return;
 	}
 	mask = WEXITSTATUS(status);
+	/* Files whose locks a hidden handle may keep under ufd only
+	 * (model_close_range): left out. */
+	for (int i = 0; i < NFILES; i++) {
+		char path[8];
+		struct stat st;
+
+		snprintf(path, sizeof path, "f%d", i);
+		if (stat(path, &st) != 0)
+			continue;
+		for (int j = 0; j < R.nobj; j++)
+			if (R.obj[j].locks_unknown && R.obj[j].dev == st.st_dev &&
+			    R.obj[j].ino == st.st_ino)
+				mask &= ~(1 << i);
+	}
 	logf_("locked:");
 	for (int i = 0; i < NFILES; i++)
 		if (mask & (1 << i))
