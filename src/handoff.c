@@ -669,6 +669,8 @@ int handoff_inherit(const char *value)
 		posix_locks_inherit(locks);
 		if (locks)
 			placement_guard_moves();
+		else if (posix_locks() == POSIX_LOCKS_NONE)
+			placement_moves_free();
 	}
 	UFD_LOG("hand-off: took %d descriptors%s", taken,
 		locks < 0 ? "" : locks ? ", record locks may be held"

@@ -61,6 +61,8 @@ int newfd_locks_settle(void)
 		state = posix_locks_settle(!vfd_shared_child());
 		if (state == POSIX_LOCKS_TAKEN)
 			newfd_note_posix_lock();
+		else if (state == POSIX_LOCKS_NONE && posix_locks() == POSIX_LOCKS_NONE)
+			placement_moves_free();
 	}
 	return state;
 }
@@ -303,19 +305,6 @@ int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int add
 				.added = added };
 
 	return settle(fd, &c);
-}
-
-int newfd_move_locked(int fd, unsigned flags)
-{
-	struct newfd_call c = { .call = UFD_CALL_open, .from = 3, .cloexec = -1,
-				.asked = 1, .vflags = flags };
-	/* The process may hold record locks (newfd_move_virtual): the
-	 * decision's row (1). */
-	struct newfd_plan p = { fd > 2 && lock_at_stake(fd, ufd_settings.mode_all)
-					? NEWFD_ADOPT : NEWFD_VIRTUAL,
-				flags, 0 };
-
-	return newfd_carry_out(fd, &c, p);
 }
 
 /* ---- the application's limit, pairs ---- */

@@ -137,7 +137,8 @@ int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int add
 /*
  * Is r, the result of a call that makes a descriptor, one that
  * newfd_move_virtual may take: a descriptor below placement_move_guard
- * (no record locks taken, fd not guarded)?  Lock-free.
+ * (no record lock held: posix_locks.h's NONE; fd not guarded)?
+ * Lock-free.
  */
 static inline int newfd_movable(int r)
 {
@@ -167,28 +168,18 @@ static inline int newfd_fresh_object(enum ufd_call call)
 	}
 }
 
-/* newfd_move_virtual's way while the process may hold record locks
- * (posix_locks not NONE): the decision's row for it (fd adopted if
- * closing it would drop the process's locks, else moved), carried out; a
- * virtual descriptor or -errno, fd closed on failure.  Not recorded (no
- * UFD_REPORT on the inline path). */
-int newfd_move_locked(int fd, unsigned flags);
-
 /*
  * The decision's commonest row, inline, for a call that asked for a
- * virtual descriptor while UFD_REPORT is off and fd is newfd_movable: a
+ * virtual descriptor while UFD_REPORT is off and fd is newfd_movable (so
+ * the process holds no record lock, which the close could drop): a
  * virtual descriptor made at random with VFD_* flags, or -errno; fd
- * closed either way, unless the process may hold record locks
- * (posix_locks.h: not NONE; not asked for a fresh object that call made,
- * newfd_fresh_object): then newfd_move_locked decides.
+ * closed either way.  call: the creating call, for the callers' sake.
  */
 static inline int newfd_move_virtual(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd;
 
-	if (!newfd_fresh_object(call) &&
-	    __builtin_expect(posix_locks() != POSIX_LOCKS_NONE, 0))
-		return newfd_move_locked(fd, flags);
+	(void)call;
 	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);
