@@ -154,9 +154,9 @@ struct newfd_plan {
  * they cost a few instructions: nothing to decide without a mode or
  * reports (newfd_finish_from: KEEP, with UFD_CLOEXEC's standard-stream
  * fix); past the limit (ufd_ret_new_fd_known, newfd_finish_pair:
- * PAST_LIMIT); and, for O_UNSEQFD without reports or locks known,
- * newfd_move_virtual's VIRTUAL, whose lock look hands a locked file
- * back here (newfd_move_locked).  A new policy (a mode, a flag) is a
+ * PAST_LIMIT); and, for O_UNSEQFD without reports while the process is
+ * known to hold no record lock (newfd_movable: the move guard),
+ * newfd_move_virtual's VIRTUAL.  A new policy (a mode, a flag) is a
  * column and rows of this table.
  */
 static inline __attribute__((always_inline)) struct newfd_plan
