@@ -9,9 +9,10 @@
 # Counted with strace -c -f, exactly, over the kinds of
 # tests/random_syscalls.c (the made-fds list): the calls of a run with
 # LOW rounds subtracted from one with HIGH rounds, with ufd and without,
-# so that start-up and first use cancel.  Each count is the least of
-# three runs: the one-time read of /proc/locks takes one read more while
-# any process on the machine holds a lock, which may change between runs.
+# so that start-up and first use cancel.  Each difference is the least of
+# three, each of a LOW and a HIGH run back to back: the one-time read of
+# /proc/locks takes one read more while any process on the machine holds
+# a lock, which may change between runs.
 # Usage: random_syscalls.sh PROGRAM
 . "$(dirname "$0")/lib.sh"
 
@@ -25,15 +26,20 @@ HIGH=41
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-# calls PRELOAD KIND ROUNDS: the system calls of the run, all processes
-# (the least of three runs).
+# calls PRELOAD KIND ROUNDS: the system calls of the run, all processes.
 calls() {
+	env LD_PRELOAD="$1" UFD_MODE=random UFD_SEED=1 \
+		strace -f -c -o "$out" "$prog" "$2" "$3" >/dev/null || fail "$2: the program failed"
+	awk '$NF == "total" { print $4 }' "$out"
+}
+
+# rounds PRELOAD KIND: the calls of HIGH rounds less those of LOW, the
+# least of three pairs, each pair run back to back.
+rounds() {
 	least=
 	for run in 1 2 3; do
-		env LD_PRELOAD="$1" UFD_MODE=random UFD_SEED=1 \
-			strace -f -c -o "$out" "$prog" "$2" "$3" >/dev/null || fail "$2: the program failed"
-		n=$(awk '$NF == "total" { print $4 }' "$out")
-		[ -z "$least" ] || [ "$n" -lt "$least" ] && least=$n
+		n=$(( $(calls "$1" "$2" $HIGH) - $(calls "$1" "$2" $LOW) ))
+		if [ -z "$least" ] || [ "$n" -lt "$least" ]; then least=$n; fi
 	done
 	echo "$least"
 }
@@ -41,8 +47,8 @@ calls() {
 status=0
 for kind in $("$prog" list | cut -d' ' -f1); do
 	fds=$("$prog" list | awk -v k="$kind" '$1 == k { print $2 }')
-	bare=$(( $(calls "" "$kind" $HIGH) - $(calls "" "$kind" $LOW) ))
-	ufd=$(( $(calls "$UFD_TEST_PRELOAD" "$kind" $HIGH) - $(calls "$UFD_TEST_PRELOAD" "$kind" $LOW) ))
+	bare=$(rounds "" "$kind")
+	ufd=$(rounds "$UFD_TEST_PRELOAD" "$kind")
 	rounds=$((HIGH - LOW))
 	extra=$((ufd - bare))
 	allowed=2
