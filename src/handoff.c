@@ -8,13 +8,17 @@
  *
  * The hand-off is one environment entry:
  *
- *   UFD_HANDOFF=2;<pid>;<entry>,<entry>,...     for an exec
- *   UFD_HANDOFF=2;s<pid>;<entry>,<entry>,...    for a spawn
+ *   UFD_HANDOFF=2;<pid><locks>;<entry>,<entry>,...     for an exec
+ *   UFD_HANDOFF=2;s<pid><locks>;<entry>,<entry>,...    for a spawn
  *
  * where <pid> is the process's, which the new program checks against its
  * own pid (exec keeps it) or, after s, its parent's (posix_spawn, system,
  * popen); a grandchild that finds a stale entry in its environment has
- * neither.  Each entry is either
+ * neither.  <locks> says whether the new program may hold POSIX record
+ * locks (posix_locks.h; they survive exec): "l" yes, "n" no (a spawn's
+ * child is a new process, which holds none), nothing if not known.  An
+ * exec of a process that may hold locks hands off for that alone, with no
+ * entry.  Each entry is either
  * <vfd>=<backing>/<flags>/<dev>/<ino> (a virtual descriptor, the inherited
  * real descriptor behind it and the device and inode of its file) or
  * <fd>/<flags> (a real descriptor's close-on-fork mark), all in decimal.
@@ -44,6 +48,7 @@
 
 #include "log.h"
 #include "placement.h"
+#include "posix_locks.h"
 #include "procfs.h"
 #include "sys.h"
 #include "text.h"
@@ -216,6 +221,13 @@ static int handoff_to_file(char *entries, size_t len)
 	return 0;
 }
 
+/* Must an exec (not a spawn) hand off for the record locks alone: may the
+ * process hold some, which the new program keeps? */
+static int locks_to_carry(int spawn)
+{
+	return !spawn && posix_locks() == POSIX_LOCKS_TAKEN;
+}
+
 /* The hand-off text for an exec or spawn: into a new mapping, h->entry.
  * Returns 0 (h->entry NULL if nothing survives) or -errno.  Table lock
  * held. */
@@ -239,6 +251,10 @@ static int write_entry(struct handoff *h, int spawn)
 	if (spawn)
 		*p++ = 's';
 	p = ufd_put_decimal(p, (unsigned long)ufd_sys_getpid());
+	if (spawn || posix_locks() == POSIX_LOCKS_NONE)
+		*p++ = 'n';
+	else if (posix_locks() == POSIX_LOCKS_TAKEN)
+		*p++ = 'l';
 	*p++ = ';';
 	entries = p;
 	VFD_FOR_EACH_SLOT(&vfd_map, i, 0) {
@@ -276,7 +292,7 @@ static int write_entry(struct handoff *h, int spawn)
 	*p = '\0';
 	UFD_LOG("%s: handing off %u virtual descriptors and %u close-on-fork "
 		"marks", spawn ? "spawn" : "exec", handed, marks);
-	if (!handed && !marks) {
+	if (!handed && !marks && !locks_to_carry(spawn)) {
 		ufd_sys_munmap(h->entry, h->len);
 		h->entry = NULL;
 		return 0;
@@ -312,7 +328,8 @@ int handoff_prepare(struct handoff *h, int spawn, int keep)
 	 * the raised limit it brings, from being made under the exec. */
 	exec_state.any = vfd_map.live || vfd_mark_map.live;
 	vfd_shared_flags_from_kernel(); /* a shared table: the kernel's flags */
-	if (exec_state.any && (err = write_entry(h, spawn)) < 0) {
+	if ((exec_state.any || locks_to_carry(spawn)) &&
+	    (err = write_entry(h, spawn)) < 0) {
 		vfd_unlock();
 		return err;
 	}
@@ -598,11 +615,10 @@ int handoff_inherit(const char *value)
 {
 	unsigned long version, pid;
 	const char *p, *why = NULL, *list;
-	int taken = 0, spawn = 0;
+	int taken = 0, spawn = 0, locks = -1;
 	char *map = NULL;
 	size_t map_size = 0;
 
-	vfd_init();
 	p = parse_num(value, ";", 2, &version);
 	if (p && p[1] == 's') {
 		spawn = 1;
@@ -610,18 +626,27 @@ int handoff_inherit(const char *value)
 	}
 	if (!p || version != 2)
 		why = "an unknown format";
-	else if (!(p = parse_num(p + 1, ";", 0x7fffffff, &pid)))
+	else if (!(p = parse_num(p + 1, ";ln", 0x7fffffff, &pid)) ||
+		 (*p != ';' && *++p != ';'))
 		why = "a malformed process id";
 	else if (!handoff_is_mine(pid, spawn))
 		why = "another process's hand-off";
 	else if (p[1] == '@' && (why = handoff_from_file(p + 2, &map, &map_size)))
 		;
-	else if (vfd_lock() < 0)
-		why = "the table being busy";
 	else {
+		if (p[-1] == 'l' || p[-1] == 'n')
+			locks = p[-1] == 'l';
 		list = map ? map : p + 1;
-		why = handoff_install(list, &taken);
-		vfd_unlock();
+		/* Only the record locks' state: the table is not needed. */
+		if (*list) {
+			vfd_init();
+			if (vfd_lock() < 0) {
+				why = "the table being busy";
+			} else {
+				why = handoff_install(list, &taken);
+				vfd_unlock();
+			}
+		}
 	}
 	if (map)
 		ufd_sys_munmap(map, map_size);
@@ -639,6 +664,16 @@ int handoff_inherit(const char *value)
 		UFD_LOG("hand-off ignored: %s", why);
 		return -EINVAL;
 	}
-	UFD_LOG("hand-off: took %d descriptors", taken);
+	/* Locks held before the exec are still held (posix_locks.h). */
+	if (locks >= 0) {
+		posix_locks_inherit(locks);
+		if (locks)
+			placement_guard_moves();
+		else if (posix_locks() == POSIX_LOCKS_NONE)
+			placement_moves_free();
+	}
+	UFD_LOG("hand-off: took %d descriptors%s", taken,
+		locks < 0 ? "" : locks ? ", record locks may be held"
+				       : ", no record lock held");
 	return taken;
 }

@@ -11,8 +11,9 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "procfs.h"
+#include "posix_locks.h"
 #include "text.h"
+#include "vfd_shared.h"
 #include "vfd_table.h"
 
 /* ---- POSIX record locks ----
@@ -20,98 +21,29 @@
  * Making a new descriptor virtual duplicates it into the backing area and
  * closes the kernel's first number for it; and any close drops the
  * process's POSIX record locks (fcntl F_SETLK) on the file, even those it
- * took through another descriptor.  So a descriptor whose file the kernel
- * shows locked by this process (ufd_sys_file_locked, then /proc/locks if
- * that is not clear) is adopted as the backing descriptor where it is,
- * not duplicated and closed.  Once the process is known to take locks
- * (the fcntl and lockf wrappers, or such a find), every regular file is
- * checked.
+ * took through another descriptor.  So a descriptor whose file the process
+ * may hold such a lock on is adopted as the backing descriptor where it
+ * is (or under UFD_MODE=random left where it is), not duplicated and
+ * closed.  Whether the process may hold any is posix_locks.h's state,
+ * which costs nothing per call once settled: no lock (the common case),
+ * nothing to look at.  OFD locks and flock() are the open file
+ * description's: closing another descriptor drops neither.
  */
-int newfd_posix_locks;
-
 void newfd_note_posix_lock(void)
 {
-	if (!__atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED)) {
-		__atomic_store_n(&newfd_posix_locks, 1, __ATOMIC_RELAXED);
+	if (posix_locks() != POSIX_LOCKS_TAKEN) {
+		posix_locks_taken();
 		/* newfd_virtual_or_close's inline path no longer moves
 		 * a descriptor unchecked. */
 		placement_guard_moves();
 	}
 }
 
-/* The next space-separated word at *s, advanced past; its length. */
-static size_t next_word(const char **s, const char **word)
-{
-	size_t n;
-
-	while (**s == ' ' || **s == '\t')
-		(*s)++;
-	*word = *s;
-	for (n = 0; (*s)[n] && (*s)[n] != ' ' && (*s)[n] != '\t'; n++)
-		;
-	*s += n;
-	return n;
-}
-
-/* What a line of /proc/locks must show to be a lock of this process on
- * the file. */
-struct lock_query {
-	unsigned long pid;
-	char id[64]; /* "<maj>:<min>:<ino>" as /proc/locks writes it */
-};
-
-/* Is line of /proc/locks ("1: POSIX  ADVISORY  WRITE <pid> <maj>:<min>:<ino>
- * <start> <end>") a lock that the process holds on the file?  Waiters
- * ("1: -> POSIX ...") hold none. */
-static int lock_line_matches(const char *line, void *ctx)
-{
-	const struct lock_query *q = ctx;
-	const char *w, *end;
-	unsigned long pid;
-	size_t n;
-
-	next_word(&line, &w); /* "1:" */
-	if (next_word(&line, &w) != 5 || strncmp(w, "POSIX", 5))
-		return 0;
-	next_word(&line, &w); /* ADVISORY or MANDATORY */
-	next_word(&line, &w); /* READ or WRITE */
-	n = next_word(&line, &w);
-	end = ufd_parse_decimal(w, ~0UL, &pid);
-	if (!end || end != w + n || pid != q->pid)
-		return 0;
-	n = next_word(&line, &w);
-	return n == strlen(q->id) && !strncmp(w, q->id, n);
-}
-
-/* Does this process hold a POSIX record lock on fd's file?  The kernel's
- * answer to ufd_sys_file_locked's question first: no lock, or one of this
- * process; else (another process's lock, an OFD lock, which may hide one
- * of this process's) /proc/locks.  Raw calls only: this runs inside
- * open(). */
-static int holds_posix_lock(int fd)
-{
-	struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	struct lock_query q;
-	struct stat st;
-	int found;
-
-	q.pid = (unsigned long)ufd_sys_getpid();
-	if (ufd_sys_fcntl(fd, F_OFD_GETLK, (long)&probe) == 0 &&
-	    (probe.l_type == F_UNLCK || (unsigned long)probe.l_pid == q.pid))
-		return probe.l_type != F_UNLCK;
-	if (ufd_sys_fstat(fd, &st) < 0)
-		return 1; /* cannot tell: keep the locks safe */
-	if (!S_ISREG(st.st_mode))
-		return 0;
-	snprintf(q.id, sizeof(q.id), "%02x:%02x:%lu", major(st.st_dev),
-		 minor(st.st_dev), (unsigned long)st.st_ino);
-	found = ufd_proc_lines("/proc/locks", lock_line_matches, &q);
-	return found != 0; /* cannot read it (< 0): keep the locks safe */
-}
-
+/* Does the process hold a POSIX lock on fd's file (posix_locks_held_on)?
+ * Then it is known to take locks, from now on. */
 static __attribute__((noinline, cold)) int lock_found(int fd)
 {
-	if (!holds_posix_lock(fd))
+	if (!posix_locks_held_on(fd))
 		return 0;
 	newfd_note_posix_lock();
 	UFD_LOG("%d: the process holds record locks on its file, taken where "
@@ -119,21 +51,52 @@ static __attribute__((noinline, cold)) int lock_found(int fd)
 	return 1;
 }
 
+int newfd_locks_settle(void)
+{
+	int state = posix_locks();
+
+	if (state == POSIX_LOCKS_UNSETTLED) {
+		/* In a child sharing its parent's memory, for this call only:
+		 * the state is the parent's. */
+		state = posix_locks_settle(!vfd_shared_child());
+		if (state == POSIX_LOCKS_TAKEN)
+			newfd_note_posix_lock();
+		else if (state == POSIX_LOCKS_NONE && posix_locks() == POSIX_LOCKS_NONE)
+			placement_moves_free();
+	}
+	return state;
+}
+
+/* lock_at_stake's way for a state other than NONE, settled first. */
+static __attribute__((noinline, cold)) int lock_at_stake_slow(int fd, int any_regular)
+{
+	switch (newfd_locks_settle()) {
+	case POSIX_LOCKS_NONE:
+		return 0;
+	case POSIX_LOCKS_TAKEN:
+		return any_regular ? ufd_sys_maybe_regular(fd) : posix_locks_held_on(fd);
+	default: /* PROBE: the kernel, per call (ufd_sys_file_locked) */
+		return ufd_sys_file_locked(fd) && lock_found(fd);
+	}
+}
+
 /*
  * Would closing fd, just made, drop the process's record locks?  Asked
  * only of a descriptor that is not a fresh object (newfd_fresh_object).
- * Before the process is known to take locks, the kernel says whether
- * fd's file is locked (ufd_sys_file_locked, one system call), and if so
- * whether by this process (lock_found).  After, any_regular: every file
- * that may be regular, without asking (so that no window is left between
- * the look and the close for another thread's new lock); else the
- * kernel's and /proc/locks' answer for this file.
+ * No lock held (posix_locks NONE): no, without a look.  Once the process
+ * may hold locks (TAKEN), any_regular: every file that may be regular,
+ * without asking (so that no window is left between the look and the
+ * close for another thread's new lock); else the kernel's and
+ * /proc/locks' answer for this file.  Where /proc/locks cannot say
+ * (PROBE), the kernel is asked whether fd's file is locked at all
+ * (ufd_sys_file_locked, one system call), and if so whether by this
+ * process (lock_found).
  */
 static inline __attribute__((always_inline)) int lock_at_stake(int fd, int any_regular)
 {
-	if (!newfd_posix_locks_taken())
-		return __builtin_expect(ufd_sys_file_locked(fd), 0) && lock_found(fd);
-	return any_regular ? ufd_sys_maybe_regular(fd) : holds_posix_lock(fd);
+	if (__builtin_expect(posix_locks() == POSIX_LOCKS_NONE, 1))
+		return 0;
+	return lock_at_stake_slow(fd, any_regular);
 }
 
 /* ---- the decision ---- */
@@ -191,9 +154,9 @@ struct newfd_plan {
  * they cost a few instructions: nothing to decide without a mode or
  * reports (newfd_finish_from: KEEP, with UFD_CLOEXEC's standard-stream
  * fix); past the limit (ufd_ret_new_fd_known, newfd_finish_pair:
- * PAST_LIMIT); and, for O_UNSEQFD without reports or locks known,
- * newfd_move_virtual's VIRTUAL, whose lock look hands a locked file
- * back here (newfd_move_locked).  A new policy (a mode, a flag) is a
+ * PAST_LIMIT); and, for O_UNSEQFD without reports while the process is
+ * known to hold no record lock (newfd_movable: the move guard),
+ * newfd_move_virtual's VIRTUAL.  A new policy (a mode, a flag) is a
  * column and rows of this table.
  */
 static inline __attribute__((always_inline)) struct newfd_plan
@@ -342,18 +305,6 @@ int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int add
 				.added = added };
 
 	return settle(fd, &c);
-}
-
-int newfd_move_locked(int fd, unsigned flags)
-{
-	struct newfd_call c = { .call = UFD_CALL_open, .from = 3, .cloexec = -1,
-				.asked = 1, .vflags = flags };
-	/* The kernel showed a lock on the file (newfd_move_virtual): the
-	 * decision's row (1), without asking it again. */
-	struct newfd_plan p = { fd > 2 && lock_found(fd) ? NEWFD_ADOPT : NEWFD_VIRTUAL,
-				flags, 0 };
-
-	return newfd_carry_out(fd, &c, p);
 }
 
 /* ---- the application's limit, pairs ---- */

@@ -24,19 +24,30 @@
 
 #include "calls.h"
 #include "placement.h"
+#include "posix_locks.h"
 #include "random_fd.h"
 #include "report.h"
 #include "settings.h"
 #include "sys.h"
 #include "vfd_table.h"
 
-/* Has the process taken POSIX record locks?  Then closing a descriptor of
- * a regular file may drop them.  (The variable: newfd.c's, read here.) */
-extern int newfd_posix_locks __attribute__((visibility("hidden")));
-
+/* Has the process taken POSIX record locks (posix_locks.h: TAKEN)?  Then
+ * closing a descriptor of a regular file may drop them. */
 static inline int newfd_posix_locks_taken(void)
 {
-	return __atomic_load_n(&newfd_posix_locks, __ATOMIC_RELAXED);
+	return posix_locks() == POSIX_LOCKS_TAKEN;
+}
+
+/* The record-lock state (posix_locks.h), settled first if it is not yet
+ * (/proc/locks read once).  Lock-free, async-signal-safe. */
+int newfd_locks_settle(void);
+
+/* Is the process known to hold no POSIX record lock (so that no close of
+ * a descriptor it made can drop one)?  Settles the state on first use. */
+static inline int newfd_locks_none(void)
+{
+	return __builtin_expect(posix_locks() == POSIX_LOCKS_NONE, 1) ||
+	       newfd_locks_settle() == POSIX_LOCKS_NONE;
 }
 
 /*
@@ -126,7 +137,8 @@ int newfd_settle_made(int fd, enum ufd_call call, int from, int cloexec, int add
 /*
  * Is r, the result of a call that makes a descriptor, one that
  * newfd_move_virtual may take: a descriptor below placement_move_guard
- * (no record locks taken, fd not guarded)?  Lock-free.
+ * (no record lock held: posix_locks.h's NONE; fd not guarded)?
+ * Lock-free.
  */
 static inline int newfd_movable(int r)
 {
@@ -136,8 +148,8 @@ static inline int newfd_movable(int r)
 /*
  * Does call make a new object, one no process can hold a record lock on
  * yet (a socket, a pipe, an eventfd...)?  Then closing the kernel's first
- * number cannot drop a lock, and the kernel is not asked
- * (ufd_sys_file_locked): a system call saved on each such creation.
+ * number cannot drop a lock, and the record-lock state is not asked
+ * (where it must probe, a system call saved on each such creation).
  * Folds to a constant where call is one.
  */
 static inline int newfd_fresh_object(enum ufd_call call)
@@ -156,27 +168,18 @@ static inline int newfd_fresh_object(enum ufd_call call)
 	}
 }
 
-/* newfd_move_virtual's way for a file the kernel shows locked: the
- * decision's row for it (fd adopted if closing it would drop the
- * process's locks, else moved), carried out; a virtual descriptor or
- * -errno, fd closed on failure.  Not recorded (no UFD_REPORT on the
- * inline path). */
-int newfd_move_locked(int fd, unsigned flags);
-
 /*
  * The decision's commonest row, inline, for a call that asked for a
- * virtual descriptor while UFD_REPORT is off and fd is newfd_movable: a
+ * virtual descriptor while UFD_REPORT is off and fd is newfd_movable (so
+ * the process holds no record lock, which the close could drop): a
  * virtual descriptor made at random with VFD_* flags, or -errno; fd
- * closed either way, unless the kernel shows a record lock on its file
- * (ufd_sys_file_locked; not asked for a fresh object that call made,
- * newfd_fresh_object): then newfd_move_locked decides.
+ * closed either way.  call: the creating call, for the callers' sake.
  */
 static inline int newfd_move_virtual(int fd, unsigned flags, enum ufd_call call)
 {
 	int vfd;
 
-	if (!newfd_fresh_object(call) && __builtin_expect(ufd_sys_file_locked(fd), 0))
-		return newfd_move_locked(fd, flags);
+	(void)call;
 	vfd = vfd_create(fd, flags, VFD_AT_RANDOM, 0);
 	/* Made or not, the kernel's number goes (after the copy exists). */
 	ufd_sys_close(fd);

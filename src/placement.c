@@ -26,6 +26,7 @@
 #include <limits.h>
 #include <stdint.h>
 
+#include "posix_locks.h"
 #include "sys.h"
 
 
@@ -40,7 +41,10 @@
 #define REGION 256U
 #define FIRST 3U
 
-unsigned vfd_guard_from = ~0U, placement_move_guard = ~0U;
+unsigned vfd_guard_from = ~0U;
+/* 0 until the process is known to hold no record lock
+ * (placement_moves_free). */
+unsigned placement_move_guard;
 unsigned ufd_app_nofile = UINT_MAX;
 
 static int raised;
@@ -84,6 +88,23 @@ void placement_guard(int fd)
 void placement_guard_moves(void)
 {
 	lower(&placement_move_guard, 0);
+}
+
+void placement_moves_free(void)
+{
+	unsigned zero = 0;
+
+	/* Up from 0 once; then down again to vfd_guard_from as it is now,
+	 * which placement_guard may have lowered meanwhile (it lowers
+	 * vfd_guard_from first). */
+	__atomic_compare_exchange_n(&placement_move_guard, &zero,
+				    __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED),
+				    0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	lower(&placement_move_guard, __atomic_load_n(&vfd_guard_from, __ATOMIC_RELAXED));
+	/* A lock noted meanwhile (its note sets the state, then lowers the
+	 * guard): down for good. */
+	if (posix_locks() != POSIX_LOCKS_NONE)
+		lower(&placement_move_guard, 0);
 }
 
 static int kernel_nofile(struct rlimit *rl)

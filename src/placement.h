@@ -49,16 +49,23 @@ extern unsigned vfd_guard_from __attribute__((visibility("hidden")));
 void placement_guard(int fd);
 
 /*
- * vfd_guard_from, or 0 once placement_guard_moves was called (newfd.c,
- * when the application takes a POSIX record lock, which a close may
- * drop): a descriptor just made below it has no close-on-fork mark and
- * may be moved (duplicated into the backing area, then closed) with no
- * other test, one comparison (newfd.h).  Lowered, never raised.
+ * vfd_guard_from once the process is known to hold no POSIX record lock
+ * (placement_moves_free: posix_locks.h's NONE), else 0 (before that, and
+ * for good once placement_guard_moves was called, newfd.c, when the
+ * application takes a lock, which a close may drop): a descriptor just
+ * made below it has no close-on-fork mark and may be moved (duplicated
+ * into the backing area, then closed) with no other test, one comparison
+ * (newfd.h).  Raised once, from 0; else lowered.
  */
 extern unsigned placement_move_guard __attribute__((visibility("hidden")));
 
 /* placement_move_guard to 0 for good.  Lock-free. */
 void placement_guard_moves(void);
+
+/* The process holds no record lock (the state just became NONE):
+ * placement_move_guard up from 0 to vfd_guard_from, once (not after
+ * placement_guard_moves).  Lock-free. */
+void placement_moves_free(void);
 
 /*
  * The application's soft RLIMIT_NOFILE while ufd holds the kernel's above

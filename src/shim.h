@@ -27,6 +27,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <sched.h>
+#include <shadow.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -55,6 +56,8 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <termios.h>
+#include <utmp.h>
+#include <utmpx.h>
 #include <unistd.h>
 #include <utmp.h>
 

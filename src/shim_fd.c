@@ -93,10 +93,25 @@ open_result(int fd, int flags, int added, enum ufd_call call)
 	} while (0)
 
 /*
+ * Must an open with these flags, while the process holds virtual
+ * descriptors, have its path looked at before the call (ufd_path_before:
+ * one system call to read it) rather than after?  So if it may create or
+ * truncate (through a backing descriptor's number, the file would be
+ * changed), or if the process may hold POSIX record locks: opened through
+ * a backing descriptor's number, the descriptor would be closed again,
+ * and that close would drop the process's locks on the file (fuzz seeds
+ * 795, 2534).
+ */
+static inline int open_path_first(int flags)
+{
+	return (flags & (O_CREAT | O_TRUNC)) || !newfd_locks_none();
+}
+
+/*
  * The rest of every open wrapper, out of line: call the real function
  * with args, on the path rewritten if it names a descriptor (shim.h), and
  * finish the result (UFD_CLOEXEC, the limit, mode all, O_UNSEQFD).  An
- * open that may create or truncate has its path looked at first; any
+ * open that open_path_first says has its path looked at first; any
  * other, after (opened through a backing descriptor's number, the
  * descriptor is not the application's: closed, and the call made on the
  * rewritten path for the kernel's ENOENT).  The rewriting is name's
@@ -107,7 +122,7 @@ open_result(int fd, int flags, int added, enum ufd_call call)
 	do {                                                                   \
 		int added_ = newfd_add_cloexec(&flags, O_CLOEXEC), r_;         \
 		size_t n_;                                                     \
-		if (vfd_any() && (flags & (O_CREAT | O_TRUNC)) &&              \
+		if (vfd_any() && open_path_first(flags) &&                     \
 		    (n_ = ufd_path_before(path)))                              \
 			return name##_rewritten(0, 0, n_, added_, UFD_UNPAREN fwd); \
 		r_ = UFD_REAL(name)(__VA_ARGS__);                              \
@@ -158,8 +173,8 @@ struct open_call {
  * after prep (the arguments but path and flags put in c_; openat's dirfd
  * translated, as the slow function does; fwd: params' names).  One
  * frame from the entry point to the real call and the table.  An open
- * that may create or truncate a path while virtual descriptors exist is
- * the slow function's (the path looked at first).  name##_made: after
+ * whose path open_path_first says to look at first while virtual
+ * descriptors exist is the slow function's.  name##_made: after
  * the real call, while the process holds virtual descriptors, OPEN_MADE's
  * test, and the result finished as the slow function would, also that of
  * a failed call or of a descriptor not newfd_movable; cfwd: the
@@ -176,7 +191,7 @@ struct open_call {
 	{                                                                      \
 		struct open_call c_;                                           \
 		int r_;                                                        \
-		if ((flags & (O_CREAT | O_TRUNC)) && vfd_any())                \
+		if (vfd_any() && open_path_first(flags))                       \
 			return name##_slow fwd;                                \
 		c_.path = path;                                                \
 		c_.flags = flags;                                              \

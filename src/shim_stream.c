@@ -437,15 +437,29 @@ UFD_PUBLIC void rewinddir(DIR *dir)
 }
 
 /*
- * opendir under UFD_MODE=all or random: the directory opened as glibc's
- * opendir opens it, made virtual (or moved), and the stream made on its
- * backing descriptor with fdopendir (a DIR's descriptor is glibc's private
- * field), so that dirfd gives the virtual one.
+ * opendir under UFD_MODE=all or random: libc's stream, its descriptor
+ * made virtual (or moved) and put in the stream's descriptor field, which
+ * is glibc's private first one (dirstream.h; dirfd reads it, which
+ * checks it).  That costs the move's two system calls only.  Where
+ * the field is not there, the directory opened as glibc's opendir opens
+ * it, made virtual (or moved), and the stream made on its backing
+ * descriptor with fdopendir (two more: F_GETFL, F_SETFD).  dirfd gives
+ * the virtual one.
  */
 static DIR *opendir_moved(const char *path)
 {
 	int fd, vfd, saved;
-	DIR *dir;
+	DIR *dir = UFD_REAL(opendir)(path);
+
+	if (!dir)
+		return NULL;
+	fd = UFD_REAL(dirfd)(dir);
+	if (*(int *)dir == fd) {
+		vfd = newfd_finish_known(fd, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
+		*(int *)dir = vfd_translate(vfd);
+		return dir;
+	}
+	UFD_REAL(closedir)(dir);
 
 	/* glibc's own test, before any system call (a bad pointer faults
 	 * there without ufd too). */

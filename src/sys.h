@@ -164,9 +164,10 @@ static inline int ufd_sys_maybe_regular(int fd)
  * write lock over the whole file: an OFD request conflicts with every
  * POSIX lock, since those belong to a process and it to the description
  * (F_GETLK would not: a process never conflicts with its own locks).  So
- * the process learns of locks it took where ufd did not see them: before
- * an exec, through glibc's own fcntl (lckpwdf), with a raw system call.
- * 0 where the kernel refuses (O_PATH, whose close drops no lock).
+ * the process learns of locks it took where ufd did not see them, where
+ * /proc/locks cannot say (posix_locks.h's PROBE), and before a backing
+ * descriptor moves out of the application's way (vfd_set_nofile).  0
+ * where the kernel refuses (O_PATH, whose close drops no lock).
  */
 static inline int ufd_sys_file_locked(int fd)
 {

@@ -29,7 +29,7 @@ import sys
 LAYERS = [
     ("base", "raw system calls, text, settings, the log, the list of calls, "
      "the look-up of the real functions",
-     ["sys.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "settings.h", "settings.c",
+     ["sys.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "posix_locks.h", "posix_locks.c", "settings.h", "settings.c",
       "log.h", "log.c", "sections.h", "gnu_hash.h", "calls.def", "calls.h",
       "calls.c", "symbols.h",
       "symbols.c", "stack.h", "stack.c", "unwind.h", "unwind.c", "escape.h", "escape.c", "ufd.h"]),
@@ -52,7 +52,7 @@ LAYERS = [
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
      ["shim.h", "shim.c", "shim_fd.c", "shim_create.c", "shim_dup.c",
-      "shim_fcntl.c", "shim_close.c", "shim_msg.c", "shim_poll.c", "shim_ioctl.c",
+      "shim_fcntl.c", "shim_locks.c", "shim_close.c", "shim_msg.c", "shim_poll.c", "shim_ioctl.c",
       "shim_sysdata.c",
       "shim_stream.c", "shim_stream_closed.c", "shim_exec.h", "shim_exec.c",
       "shim_spawn.c", "shim_vfork.c", "shim_pidfd_spawn.c", "shim_path.c",

@@ -8,12 +8,21 @@
  * whoever took the lock:
  *
  *   exec      a write lock taken through fcntl, then an exec of this
- *             program (locks survive exec; ufd's memory of them does not);
+ *             program (locks survive exec; the hand-off says the new
+ *             program may hold some);
+ *   exec-bare the same in a process without ufd, which execs this
+ *             program under it (no hand-off: /proc/locks says);
  *   lckpwdf   glibc's lckpwdf(), which locks /etc/.pwd.lock through
  *             glibc's own fcntl, past ufd (needs root: skipped otherwise);
  *   syscall   glibc's syscall(SYS_fcntl, fd, F_SETLK, ...);
  *   raw       the system call instruction itself (as a Go runtime or a
- *             static library would make it).
+ *             static library would make it), before the process's first
+ *             new descriptor (then /proc/locks says; one taken so after
+ *             that is not seen: ufd(7)).
+ *
+ * Except in raw, a descriptor is made and closed first (with O_UNSEQFD
+ * in the default mode), which settles ufd's record-lock state (no lock
+ * held), so that the lock must be seen as it is taken.
  *
  * Then the file is opened again eight times, and a child process must
  * still see the lock (F_GETLK from another process: a process never
@@ -47,7 +56,8 @@
 #include "ufd.h"
 #include "../src/sys.h"
 
-static const char *const cases[] = { "exec", "lckpwdf", "syscall", "raw", "rlimit" };
+static const char *const cases[] = { "exec", "exec-bare", "lckpwdf", "syscall", "raw",
+				     "rlimit" };
 static const char *const modes[] = { "bare", "default", "random", "all" };
 #define N(a) (int)(sizeof(a) / sizeof((a)[0]))
 
@@ -136,12 +146,51 @@ static int raise_over(const char *path, int fd, const char *mode)
 	return 0;
 }
 
+/* A descriptor of path made and closed, as ufd moves it in mode: ufd's
+ * record-lock state is settled (no lock held).  0, or 2 if it fails. */
+static int settle_first(const char *path, const char *mode)
+{
+	int fd = open(path, O_RDONLY | (strcmp(mode, "default") ? 0 : O_UNSEQFD));
+
+	if (fd < 0) {
+		perror("settle_first");
+		return 2;
+	}
+	close(fd);
+	return 0;
+}
+
+/* exec-bare, in a process without ufd: the lock taken on fd, then this
+ * program exec'd under ufd in mode (or bare), to check the lock. */
+static int exec_under_ufd(int fd, const char *mode, const char *path)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *argv[] = { (char *)self, "after-exec", (char *)mode, (char *)path, NULL };
+
+	if (fcntl(fd, F_SETLK, &fl) != 0) {
+		perror("F_SETLK");
+		return 2;
+	}
+	if (strcmp(mode, "bare")) {
+		setenv("LD_PRELOAD", getenv("UFD_TEST_PRELOAD"), 1);
+		setenv("UFD_SEED", "1", 1);
+		if (strcmp(mode, "default"))
+			setenv("UFD_MODE", mode, 1);
+	}
+	execv(self, argv);
+	perror("execv");
+	return 2;
+}
+
 /* One case in this process: take the lock, open again, check. */
 static int run_case(const char *what, const char *mode, const char *path)
 {
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	int fd;
 
+	if (strcmp(what, "raw") && strcmp(what, "exec-bare") &&
+	    settle_first(path, mode) != 0)
+		return 2;
 	if (!strcmp(what, "lckpwdf")) {
 		int r;
 
@@ -162,6 +211,8 @@ static int run_case(const char *what, const char *mode, const char *path)
 		perror(path);
 		return 2;
 	}
+	if (!strcmp(what, "exec-bare"))
+		return exec_under_ufd(fd, mode, path);
 	if (!strcmp(what, "exec")) {
 		char *argv[] = { (char *)self, "after-exec", (char *)mode,
 				 (char *)path, NULL };
@@ -185,12 +236,35 @@ static int run_case(const char *what, const char *mode, const char *path)
 	return reopen_and_check(path, mode);
 }
 
-/* Run case what in mode as a child of its own: its exit status, or -1. */
+/* Does the log at path say the hand-off told the new program that it may
+ * hold record locks (so that it did not have to ask /proc/locks)? */
+static int log_says_carried(const char *path)
+{
+	char buf[8192], *carried;
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	/* (Before the exec, the look that settled the state is logged.) */
+	carried = strstr(buf, "record locks may be held");
+	return carried && !strstr(carried, "/proc/locks says");
+}
+
+/* Run case what in mode as a child of its own: its exit status, or -1.
+ * For exec under ufd, the lock state must also have come through the
+ * hand-off (UFD_LOG's record). */
 static int spawn_case(const char *what, const char *mode, const char *path)
 {
 	const char *preload = getenv("UFD_TEST_PRELOAD");
-	int status;
-	pid_t pid = fork();
+	char log[64];
+	int status, carried = !strcmp(what, "exec") && strcmp(mode, "bare");
+	pid_t pid;
+
+	snprintf(log, sizeof(log), "%s.log", path);
+	unlink(log);
+	pid = fork();
 
 	if (pid < 0)
 		return -1;
@@ -198,17 +272,26 @@ static int spawn_case(const char *what, const char *mode, const char *path)
 		char *argv[] = { (char *)self, "case", (char *)what, (char *)mode,
 				 (char *)path, NULL };
 
-		if (strcmp(mode, "bare")) {
+		/* exec-bare starts without ufd, whatever the mode. */
+		if (strcmp(mode, "bare") && strcmp(what, "exec-bare")) {
 			setenv("LD_PRELOAD", preload, 1);
 			setenv("UFD_SEED", "1", 1);
 			if (strcmp(mode, "default"))
 				setenv("UFD_MODE", mode, 1);
+			if (carried)
+				setenv("UFD_LOG", log, 1);
 		}
 		execv(self, argv);
 		_exit(2);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
+	if (carried && WEXITSTATUS(status) == 0 && !log_says_carried(log)) {
+		fprintf(stderr, "exec %s: the hand-off did not carry the lock state\n",
+			mode);
+		status = 3 << 8;
+	}
+	unlink(log);
 	return WEXITSTATUS(status);
 }
 
@@ -244,6 +327,7 @@ int main(int argc, char **argv)
 			       modes[m],
 			       r == 0 ? "the lock survived"
 			       : r == 1 ? "the lock was dropped"
+			       : r == 3 ? "the hand-off did not say locks may be held"
 					: "the case could not run");
 			failed |= r != 0;
 		}
