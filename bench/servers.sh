@@ -255,6 +255,9 @@ for round in $(seq "$rounds"); do
 	done
 	echo "servers.sh: round $round done" >&2
 done
+# RESULTS=FILE keeps the raw figures: round, benchmark, mode, throughput,
+# CPU microseconds per request.
+[ -z "${RESULTS:-}" ] || cp "$results" "$RESULTS"
 
 # Per benchmark and mode: each round's ratio to that round's bare run; the
 # median and range of the ratios, and the median bare throughput.
@@ -290,7 +293,7 @@ echo
 echo "== server CPU time per request, microseconds: utime + stime of the server over the client's run / its requests (redis: $requests; wrk, pgbench: those of ${secs} s); median (range) of $rounds rounds, and xN: over bare's median"
 printf '%-20s' benchmark
 for mode in $modes; do
-	w=44
+	w=50
 	[ "$mode" != bare ] || w=26
 	printf " %${w}s" "$mode"
 done
@@ -313,10 +316,10 @@ for b in $benches; do
 			$2 == b && $3 == "bare" && $5 > 0 { base[$1] = $5 }
 			$2 == b && $3 == m && $5 > 0 { per[$1] = $5 }
 			END { for (r in per) if (base[r] > 0) print per[r] / base[r] }' "$results" |
-			sort -g | awk '{ v[NR] = $1 } END { if (NR)
-				printf "paired x%.2f (%.2f-%.2f)", NR % 2 ? v[(NR + 1) / 2] :
-				(v[NR / 2] + v[NR / 2 + 1]) / 2, v[1], v[NR] }')"
-		w=44
+			sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit
+				med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "paired x%.2f (%.2f-%.2f)", med, v[1], v[NR] }')"
+		w=50
 		[ "$mode" != bare ] || w=26
 		printf " %${w}s" "$cell"
 	done
