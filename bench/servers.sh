@@ -13,9 +13,13 @@
 # fixed number for redis, REQUESTS; for wrk and pgbench, which run for
 # SECONDS_PER_RUN, the count they print: wrk cannot stop after a number
 # of requests without waiting out its duration).  Steadier than the
-# throughput on a shared machine.  Last, the shell loop of 200 /bin/true under ufd
-# against the same loop under an empty preloaded library (bench/empty.c:
-# what any LD_PRELOAD costs; issue 27's target is at most 1.05).
+# throughput on a shared machine; and each round's ratio to that round's
+# bare run, paired, with its median and range.  Last, the shell loop of
+# /bin/true under ufd against the same loop under an empty preloaded
+# library (bench/empty.c: what any LD_PRELOAD costs; issue 27's target is
+# at most 1.05): bench/loop_pairs.py, CPU time, paired rounds.
+# BENCHES picks the benchmarks (e.g. BENCHES=nginx:nginx_keepalive),
+# LOOP_ROUNDS the loop's rounds (0: no loop).
 # Loopback only; every server start and every client run is bounded in
 # time.  Not part of the test suite: a measurement, noisy on a shared
 # machine.
@@ -190,9 +194,6 @@ run_redis() {
 pg() {
 	runuser -u postgres -- "$@"
 }
-mkdir -p "$work/pg"
-chown postgres "$work/pg"
-pg "$pgbin/initdb" -D "$work/pg/data" -A trust >/dev/null
 
 start_postgres() {
 	# shellcheck disable=SC2046
@@ -214,13 +215,19 @@ pgbench_tps() {
 run_pg_select() { pgbench_tps; }
 run_pg_connect() { pgbench_tps -C; }
 
-# The database pgbench uses, made once.
-start_postgres bare
-pg "$pgbin/createdb" -h 127.0.0.1 -p $((port + 2)) bench
-pg "$pgbin/pgbench" -h 127.0.0.1 -p $((port + 2)) -i -s 2 -q bench >/dev/null 2>&1
-stop_server
-
-benches="nginx:nginx_keepalive nginx:nginx_close redis:redis postgres:pg_select postgres:pg_connect"
+benches=${BENCHES-nginx:nginx_keepalive nginx:nginx_close redis:redis postgres:pg_select postgres:pg_connect}
+case " $benches" in
+*" postgres:"*)
+	# The database pgbench uses, made once.
+	mkdir -p "$work/pg"
+	chown postgres "$work/pg"
+	pg "$pgbin/initdb" -D "$work/pg/data" -A trust >/dev/null
+	start_postgres bare
+	pg "$pgbin/createdb" -h 127.0.0.1 -p $((port + 2)) bench
+	pg "$pgbin/pgbench" -h 127.0.0.1 -p $((port + 2)) -i -s 2 -q bench >/dev/null 2>&1
+	stop_server
+	;;
+esac
 results=$work/results
 : >"$results"
 echo "servers.sh: $rounds rounds of ${secs} s runs, modes: $modes" >&2
@@ -248,6 +255,9 @@ for round in $(seq "$rounds"); do
 	done
 	echo "servers.sh: round $round done" >&2
 done
+# RESULTS=FILE keeps the raw figures: round, benchmark, mode, throughput,
+# CPU microseconds per request.
+[ -z "${RESULTS:-}" ] || cp "$results" "$RESULTS"
 
 # Per benchmark and mode: each round's ratio to that round's bare run; the
 # median and range of the ratios, and the median bare throughput.
@@ -283,7 +293,9 @@ echo
 echo "== server CPU time per request, microseconds: utime + stime of the server over the client's run / its requests (redis: $requests; wrk, pgbench: those of ${secs} s); median (range) of $rounds rounds, and xN: over bare's median"
 printf '%-20s' benchmark
 for mode in $modes; do
-	printf ' %26s' "$mode"
+	w=50
+	[ "$mode" != bare ] || w=26
+	printf " %${w}s" "$mode"
 done
 echo
 for b in $benches; do
@@ -298,65 +310,31 @@ for b in $benches; do
 				printf "%.1f (%.1f-%.1f)", med, v[1], v[NR]
 				if (base > 0) printf " x%.2f", med / base }')
 		[ "$mode" != bare ] || bare_med=${cell%% *}
-		printf ' %26s' "$cell"
+		# Each round's CPU per request over that round's bare run:
+		# the median and range, steadier than the medians' ratio.
+		[ "$mode" = bare ] || cell="$cell $(awk -v b="$bench" -v m="$mode" '
+			$2 == b && $3 == "bare" && $5 > 0 { base[$1] = $5 }
+			$2 == b && $3 == m && $5 > 0 { per[$1] = $5 }
+			END { for (r in per) if (base[r] > 0) print per[r] / base[r] }' "$results" |
+			sort -g | awk '{ v[NR] = $1 } END { if (!NR) exit
+				med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "paired x%.2f (%.2f-%.2f)", med, v[1], v[NR] }')"
+		w=50
+		[ "$mode" != bare ] || w=26
+		printf " %${w}s" "$cell"
 	done
 	echo
 done
 
-# The shell loop of 200 /bin/true under the empty library, without any,
-# and under ufd in each mode, alternating; each round's ratio of ufd's
-# time to the empty library's (issue 27's target: at most 1.05), and the
-# empty library's to bare.  Wall-clock time, and, with perf(1), the CPU
-# time of the loop and its children (task-clock), steadier on a shared
-# machine.
-loop='i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done'
-has_perf=
-perf stat -x, -e task-clock true >/dev/null 2>&1 && has_perf=1
-# loop_time ENV...: "WALL CPU" in microseconds (CPU 0 without perf) of one
-# run of the loop with env(1) arguments ENV.
-loop_time() {
-	local t0 t1 cpu=0
-	t0=$(date +%s%N)
-	if [ -n "$has_perf" ]; then
-		cpu=$(env "$@" perf stat -x, -e task-clock /bin/sh -c "$loop" 2>&1 >/dev/null |
-			awk -F, '/task-clock/ { printf "%.0f", $1 * 1000 }')
-	else
-		env "$@" /bin/sh -c "$loop"
-	fi
-	t1=$(date +%s%N)
-	echo "$(((t1 - t0) / 1000)) ${cpu:-0}"
-}
-loops=$((rounds * 2))
-: >"$work/loop"
-for round in $(seq "$loops"); do
-	empty=$(loop_time LD_PRELOAD="$work/libemp.so")
-	bare=$(loop_time)
-	for mode in $modes; do
-		[ "$mode" != bare ] || continue
-		# shellcheck disable=SC2046
-		t=$(loop_time $(mode_env "$mode"))
-		# mode, then wall and CPU: ufd's, the empty library's, bare's
-		echo "$mode ${t% *} ${empty% *} ${bare% *} ${t#* } ${empty#* } ${bare#* }" >>"$work/loop"
-	done
-done
-# median_range: the median and range of the numbers on stdin.
-median_range() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.3f (%.2f-%.2f)", med, v[1], v[NR] }'
-}
-echo
-echo "== shell loop of 200 /bin/true: wall-clock time${has_perf:+, CPU time (perf task-clock)}; median (range) of $loops alternating rounds"
-printf 'an empty preloaded library / bare:  %s' \
-	"$(awk '$1 == "default" { print $3 / $4 }' "$work/loop" | median_range)"
-[ -z "$has_perf" ] || printf ',  CPU %s' \
-	"$(awk '$1 == "default" && $7 > 0 { print $6 / $7 }' "$work/loop" | median_range)"
-echo
+# The shell loop under the empty library, without any, and under ufd in
+# each mode (bench/loop_pairs.py: rounds of one run each, CPU time, the
+# median of each round's ratio to the empty library's; issue 27's target
+# is at most 1.05).  LOOP_ROUNDS=0 leaves it out.
+[ "${LOOP_ROUNDS-}" != 0 ] || exit 0
+ufd_modes=
 for mode in $modes; do
-	[ "$mode" != bare ] || continue
-	printf 'ufd %-8s / the empty library: %s' "$mode" \
-		"$(awk -v m="$mode" '$1 == m { print $2 / $3 }' "$work/loop" | median_range)"
-	[ -z "$has_perf" ] || printf ',  CPU %s' \
-		"$(awk -v m="$mode" '$1 == m && $6 > 0 { print $5 / $6 }' "$work/loop" | median_range)"
-	echo "   (target <= 1.05)"
+	[ "$mode" = bare ] || ufd_modes="$ufd_modes $mode"
 done
+echo
+# shellcheck disable=SC2086
+python3 "$(dirname "$0")/loop_pairs.py" "$work/libemp.so" "$work/libufd.so" $ufd_modes

@@ -58,9 +58,13 @@ static int preloaded = -1; /* -1: not known yet (no constructor), as 0 */
  * it: UFD_STARTUP, with start-up's code, not on a page of its own. */
 UFD_STARTUP static int lists_ufd(const char *value)
 {
+	/* Named, with start-up's code: as a literal, it was alone on a
+	 * page of .rodata, a page fault in every process. */
+	static const char name[] UFD_STARTUP_DATA = "libufd.so";
+
 	for (const char *p = value; *p; p++)
 		if ((p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':') &&
-		    ufd_skip_prefix(p, "libufd.so"))
+		    ufd_skip_prefix(p, name))
 			return 1;
 	return 0;
 }
@@ -169,40 +173,124 @@ static int env_kind(long pid, const char *e)
  */
 #define ENV_BATCH 64
 
+/* Bytes of an LD_PRELOAD value read with its length: most values whole. */
+#define VALUE_HEAD 256
+
+/*
+ * The strings of an environment mostly lie close together (the initial
+ * stack's block, a shell's own): their first bytes are read as a few
+ * spans of memory, ENV_SPANS at most and ENV_SPAN_BYTES in all, rather
+ * than as a piece per entry.  process_vm_readv pins the pages of each
+ * remote piece apart: 38 pieces cost ~40-80 us on a virtual machine, a
+ * tenth of a whole /bin/true, and one span a few.  An entry that fits in
+ * no span is read as its own piece in the same call.
+ */
+#define ENV_SPANS 4
+#define ENV_SPAN_BYTES 4096
+
 struct env_batch {
 	char *e[ENV_BATCH];
 	int kind[ENV_BATCH];
 	size_t n; /* entries read, the NULL not counted */
 	int last; /* the NULL came after them */
+	/* The batch's last LD_PRELOAD entry as a span read it: its bytes
+	 * and how many (up to the span's end); NULL if none did. */
+	const char *preload_seen;
+	size_t preload_len;
+	/* What the read copied: the spans, then a head per other entry. */
+	char got[ENV_SPAN_BYTES + ENV_BATCH * ENV_HEAD];
 };
 
-/* The kinds of b's n entries: their first bytes in one read, split at
- * page boundaries; entry by entry where that read stops short. */
+/* Entry at, its first ENV_HEAD bytes at [at, end), into one of the n
+ * spans [lo[s], hi[s]) (or a new one), *total bytes in all kept at most
+ * ENV_SPAN_BYTES.  Returns the span's index, or -1 if it fits in none. */
+static int span_take(uintptr_t lo[], uintptr_t hi[], size_t *n, size_t *total,
+		     uintptr_t at, uintptr_t end)
+{
+	size_t s;
+
+	for (s = 0; s < *n; s++) {
+		uintptr_t l = at < lo[s] ? at : lo[s], h = end > hi[s] ? end : hi[s];
+		size_t grown = *total + (size_t)(h - l) - (size_t)(hi[s] - lo[s]);
+
+		if (h - l <= ENV_SPAN_BYTES && grown <= ENV_SPAN_BYTES) {
+			lo[s] = l;
+			hi[s] = h;
+			*total = grown;
+			return (int)s;
+		}
+	}
+	if (*n == ENV_SPANS || *total + (size_t)(end - at) > ENV_SPAN_BYTES)
+		return -1;
+	lo[*n] = at;
+	hi[*n] = end;
+	*total += (size_t)(end - at);
+	return (int)(*n)++;
+}
+
+/* The kinds of b's n entries: their first bytes in one read into b->got
+ * (the kernel fills it piece after piece), spans where entries lie close
+ * and a piece (split at a page boundary) for each of the others; entry by
+ * entry where that read stops short. */
 static int env_kinds(long pid, struct env_batch *b)
 {
-	char head[ENV_BATCH][ENV_HEAD];
-	struct ufd_iovec mine[2 * ENV_BATCH], theirs[2 * ENV_BATCH];
-	size_t k = 0, j;
-	long want = 0;
+	struct ufd_iovec mine, theirs[ENV_SPANS + 2 * ENV_BATCH];
+	uintptr_t lo[ENV_SPANS], hi[ENV_SPANS];
+	size_t off[ENV_BATCH], soff[ENV_SPANS], nspan = 0, total = 0, k, j, s;
+	signed char in[ENV_BATCH];
+	long want;
 
 	for (j = 0; j < b->n; j++) {
 		uintptr_t at = (uintptr_t)b->e[j];
-		size_t first = 4096 - (at & 4095);
 
+		in[j] = (signed char)(at + ENV_HEAD > at ?
+			span_take(lo, hi, &nspan, &total, at, at + ENV_HEAD) : -1);
+	}
+	/* Each span on to the end of its last byte's page, as the budget
+	 * allows: that page is read anyway, and an LD_PRELOAD value is then
+	 * mostly read whole with its name. */
+	for (s = 0; s < nspan; s++) {
+		size_t more = (4096 - (hi[s] & 4095)) & 4095;
+
+		if (more > ENV_SPAN_BYTES - total)
+			more = ENV_SPAN_BYTES - total;
+		hi[s] += more;
+		total += more;
+	}
+	for (k = 0, want = 0; k < nspan; k++) {
+		soff[k] = (size_t)want;
+		theirs[k] = (struct ufd_iovec){ (const void *)lo[k], hi[k] - lo[k] };
+		want += (long)(hi[k] - lo[k]);
+	}
+	for (j = 0; j < b->n; j++) {
+		size_t first = to_page_end(b->e[j]);
+
+		if (in[j] >= 0) {
+			off[j] = soff[in[j]] + ((uintptr_t)b->e[j] - lo[in[j]]);
+			continue;
+		}
+		off[j] = (size_t)want;
 		if (first > ENV_HEAD)
 			first = ENV_HEAD;
-		mine[k] = (struct ufd_iovec){ head[j], first };
 		theirs[k++] = (struct ufd_iovec){ b->e[j], first };
-		if (first < ENV_HEAD) {
-			mine[k] = (struct ufd_iovec){ head[j] + first, ENV_HEAD - first };
+		if (first < ENV_HEAD)
 			theirs[k++] = (struct ufd_iovec){ b->e[j] + first,
 							  ENV_HEAD - first };
-		}
 		want += (long)ENV_HEAD;
 	}
-	if (k && ufd_sys_read_self_pieces(pid, mine, theirs, k) == want) {
-		for (j = 0; j < b->n; j++)
-			b->kind[j] = head_kind(head[j], ENV_HEAD);
+	mine = (struct ufd_iovec){ b->got, (size_t)want };
+	b->preload_seen = NULL;
+	if (k && ufd_sys6(SYS_process_vm_readv, pid, (long)&mine, 1, (long)theirs,
+			  (long)k, 0) == want) {
+		for (j = 0; j < b->n; j++) {
+			b->kind[j] = head_kind(b->got + off[j], ENV_HEAD);
+			if (b->kind[j] == ENV_PRELOAD && in[j] >= 0) {
+				b->preload_seen = b->got + off[j];
+				b->preload_len = hi[in[j]] - (uintptr_t)b->e[j];
+			} else if (b->kind[j] == ENV_PRELOAD) {
+				b->preload_seen = NULL;
+			}
+		}
 		return 0;
 	}
 	/* An entry near the end of readable memory, or no
@@ -240,9 +328,6 @@ static int env_read_batch(long pid, char *const envp[], size_t from,
 	return env_kinds(pid, b);
 }
 
-/* Bytes of an LD_PRELOAD value read with its length: most values whole. */
-#define VALUE_HEAD 256
-
 /*
  * strlen(s), or -EFAULT if s does not end in readable memory.  The first
  * bytes read are left in head, and *whole says whether they are all of s
@@ -273,6 +358,23 @@ static long env_strlen(long pid, const char *s, char head[VALUE_HEAD], int *whol
 		len += (size_t)n;
 		buf = chunk;
 	}
+}
+
+/* The length of the LD_PRELOAD value b's spans read whole, with the
+ * value and its NUL copied to head, if it fits there; -1 where not
+ * (env_strlen reads it then). */
+static long seen_value(const struct env_batch *b, char head[VALUE_HEAD])
+{
+	const size_t name = strlen(PRELOAD_VAR "=");
+	const char *nul;
+
+	if (!b->preload_seen)
+		return -1;
+	nul = ufd_find_nul(b->preload_seen + name, b->preload_len - name);
+	if (!nul || nul - (b->preload_seen + name) >= VALUE_HEAD)
+		return -1;
+	memcpy(head, b->preload_seen + name, (size_t)(nul - b->preload_seen) - name + 1);
+	return nul - (b->preload_seen + name);
 }
 
 /* Free x's new environment (a failed exec, or one not needed after all). */
@@ -319,8 +421,10 @@ int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 		if (env_read_batch(pid, envp, n, &b) < 0)
 			return 0;
 		for (j = 0; j < b.n; j++) {
-			if (b.kind[j] == ENV_PRELOAD)
+			if (b.kind[j] == ENV_PRELOAD) {
 				preload = b.e[j];
+				value_len = seen_value(&b, head);
+			}
 			stale |= b.kind[j] == ENV_HANDOFF;
 		}
 		if (b.last) {
@@ -328,7 +432,9 @@ int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 			break;
 		}
 	}
-	if (preload) {
+	if (preload && value_len >= 0)
+		whole = 1;
+	else if (preload) {
 		value_len = env_strlen(pid, preload + preload_name, head, &whole);
 		if (value_len < 0)
 			return 0;
