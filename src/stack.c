@@ -19,9 +19,15 @@
  * filter makes none but its write): the modules loaded at start-up are
  * mapped there, with the program's path, and a report only reads those
  * mappings; a module loaded later (dlopen) is named by dladdr alone.
- * backtrace's one-time dlopen of libgcc_s is made there too; after it,
- * libgcc's unwinder and dladdr read the loader's tables, taking its lock
- * (a futex wait only if another thread holds it).
+ * One exception, once per process: the first capture that unwind.c
+ * cannot make (a frame whose unwind rule is not simple: see unwind.h)
+ * calls backtrace(), whose first call loads libgcc_s (dlopen, its
+ * constructor) and starts the heap.  That was done at start-up, in every
+ * process, until unwind.c read the kernel's signal frame itself: it cost
+ * a fork + exec a third more with reports on, for stacks that few
+ * processes have.  After it, libgcc's unwinder and dladdr read the
+ * loader's tables, taking its lock (a futex wait only if another thread
+ * holds it).
  */
 #define _GNU_SOURCE 1
 #include "stack.h"
@@ -127,7 +133,7 @@ static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx);
 
 int stack_init(void)
 {
-	void *p, *q, *warm[4];
+	void *p, *q;
 	Dl_info info;
 	struct link_map *self = NULL;
 
@@ -154,15 +160,14 @@ int stack_init(void)
 		self = NULL;
 	dl_iterate_phdr(find_ranges, self);
 	unwind_init();
-	/* Loads libgcc_s now, not in the first capture. */
-	backtrace_fn(warm, 4);
 	{
 		long n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
 				  (long)exe_path, sizeof(exe_path) - 1, 0, 0);
 
 		exe_path[n > 0 ? n : 0] = 0;
 	}
-	/* After the warm-up: libgcc_s is one of them. */
+	/* (libgcc_s, if backtrace() loads it later, is named by dladdr
+	 * alone: its functions are no frame of a program's.) */
 	dl_iterate_phdr(map_modules, NULL);
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);

@@ -200,6 +200,14 @@ for cases in "$@"; do
 		section pair2x call close_pair
 	done
 
+	# A frame ufd's unwinder does not follow (over 16 KiB without a frame
+	# pointer): the stack past it still comes whole, from backtrace().
+	run big big-frame UFD_MODE=all
+	[ "$(count big double-close)" -eq 1 ] || { cat "$tmp/big.rep" "$tmp/big.err"; fail "big-frame: not one double-close report"; }
+	section big call close_with_big_buffer
+	section big call big_frame_caller
+	section big "first closed" big_frame_caller
+
 	# Leaks made at one place are one report, with how many more.
 	run leaks many-leaks UFD_REPORT_LEAKS=1
 	[ "$(count leaks exit-leak)" -eq 2 ] || { cat "$tmp/leaks.rep"; fail "many-leaks: not two reports"; }
