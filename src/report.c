@@ -449,6 +449,27 @@ static int exec_check(int fd, void *ctx)
 	return !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
 }
 
+struct may_leak {
+	struct exec_scan x;
+	int found;
+};
+
+static void may_leak_at(int fd, void *ctx)
+{
+	struct may_leak *m = ctx;
+
+	if (!m->found && exec_check(fd, &m->x))
+		m->found = 1;
+}
+
+int report_exec_may_leak(const int *closed, int n_closed, int close_from)
+{
+	struct may_leak m = { { NULL, closed, 0, n_closed, close_from }, 0 };
+
+	each_open_record(may_leak_at, &m);
+	return m.found;
+}
+
 void report_exec(enum ufd_call call, const int *named, int n_named,
 		 const int *closed, int n_closed, int close_from)
 {

@@ -4,7 +4,8 @@
 # two commands (a fork and an exec each, and records for its descriptors
 # at exit and at exec), at most PAGES more minor page faults per process
 # than reports off, the descriptor table stays at the size a process
-# starts with, and libgcc_s is not loaded.  (Before: about 1,100 more per process, a scan of the
+# starts with, libgcc_s is not loaded, and an exec that leaks nothing
+# reads nothing of its arguments.  (Before: about 1,100 more per process, a scan of the
 # 4 MB table of record chunks at each exit and exec, and of a whole
 # 4,096-record chunk.)
 # Usage: report_pages.sh LIBUFD   (UFD_TEST_PRELOAD: extra preloads)
@@ -79,4 +80,21 @@ for report in "" "$tmp/reports"; do
 	echo "libgcc_s mappings at start: $off with reports off, $n on"
 	[ "$n" -le "$off" ] || fail "reports on load libgcc_s at start-up"
 done
+# An exec that passes on none of the program's own descriptors reads
+# nothing of its arguments and environment (exec_names.h: where they name
+# a descriptor, it is passed on on purpose): as many process_vm_readv as
+# with reports off, in a shell running two commands.
+if command -v strace >/dev/null 2>&1 && strace -f -o /dev/null /bin/true 2>/dev/null; then
+	for report in "" "$tmp/reports"; do
+		env LD_PRELOAD="$pre" ${report:+UFD_REPORT="$report"} strace -f -c -o "$tmp/strace" \
+			-e trace=process_vm_readv /bin/sh -c '/bin/true; /bin/true' ||
+			fail "strace"
+		n=$(awk '$NF == "process_vm_readv" { print $4 }' "$tmp/strace")
+		[ -n "$report" ] || { off=${n:-0}; continue; }
+		echo "process_vm_readv in sh -c 'true; true': $off with reports off, ${n:-0} on"
+		[ "${n:-0}" -le "$off" ] || fail "reports on read the arguments and environment of execs that leak nothing"
+	done
+else
+	echo "no strace (or it cannot trace here): the exec's reads not counted"
+fi
 echo "PASS"
