@@ -390,4 +390,24 @@ env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
 	fail "without reports: status $?"
 ! grep -q 'ERROR: ufd' "$tmp/off.err" || fail "a report without UFD_REPORT"
 
+# The program's path, found at start-up without /proc where the kernel's
+# AT_EXECFN is the program: run by a relative path, its frames still name
+# it by its absolute path, with its static functions; a script's frames
+# name its interpreter (with its static functions), not the script.
+dir=$(dirname "$cases")
+(cd "$dir" && env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
+	UFD_REPORT="$tmp/rel.rep" "./$(basename "$cases")" double-close "$tmp/scratch" \
+	>/dev/null 2>&1) || fail "relative path: status $?"
+grep -Eq "^    #0 0x[0-9a-f]+ in rsyslog_close_connection\+0x[0-9a-f]+ \($(cd "$dir" && pwd)/$(basename "$cases")\+0x[0-9a-f]+\)$" "$tmp/rel.rep" ||
+	{ cat "$tmp/rel.rep"; fail "run by a relative path: the frame does not name the program by its absolute path"; }
+# A script whose interpreter is the test program (the kernel runs it with
+# the script's path as its last argument, its scratch file here).
+abs=$(cd "$dir" && pwd)/$(basename "$cases")
+printf '#!%s double-close\n' "$abs" >"$tmp/script"
+chmod +x "$tmp/script"
+env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
+	UFD_REPORT="$tmp/script.rep" "$tmp/script" >/dev/null 2>&1 || fail "script: status $?"
+grep -Eq "^    #0 0x[0-9a-f]+ in rsyslog_close_connection\+0x[0-9a-f]+ \($abs\+0x[0-9a-f]+\)$" "$tmp/script.rep" ||
+	{ cat "$tmp/script.rep"; fail "a script's frames do not name its interpreter $abs"; }
+
 echo "PASS: every kind reported with its call and stacks"
