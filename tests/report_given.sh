@@ -88,6 +88,33 @@ for fd, name in want.items():
 print("names of given descriptors: ok")
 PY
 
+# Names past the first table of the depot (fdname.c: a page of slots,
+# filled to half, then the large table): each of 1,500 files opened,
+# closed and closed again is named in its own report.
+python3 - "$lib" "${preload_extra:-}" "$tmp" <<'PY' || fail "names of 1,500 files"
+import os, subprocess, sys
+lib, extra, tmp = sys.argv[1:]
+os.mkdir(tmp + "/many")
+rep = tmp + "/many.rep"
+env = dict(os.environ, LD_PRELOAD=(extra + " " + lib).strip(), UFD_REPORT=rep, UFD_MODE="all")
+code = """import os, sys
+d = sys.argv[1]
+for i in range(1500):
+    fd = os.open("%s/f%d" % (d, i), os.O_CREAT | os.O_RDONLY)
+    os.close(fd)
+    try: os.close(fd)
+    except OSError: pass
+"""
+subprocess.run([sys.executable, "-c", code, tmp + "/many"], env=env, check=True)
+text = open(rep).read()
+for i in (0, 700, 1499):
+    if "(not open, was %s/many/f%d)\n" % (tmp, i) not in text:
+        print(text[:2000])
+        print("FAIL: file %d not named" % i)
+        sys.exit(1)
+print("names of 1,500 files: ok")
+PY
+
 # Found without /proc: a process with reports on, given /dev/null as
 # 0, 1 and 2 and nothing else, reads no link and lists no directory at
 # start-up (it listed /proc/self/fd and read each link there and
