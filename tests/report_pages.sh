@@ -5,10 +5,11 @@
 # at exit and at exec), at most PAGES more minor page faults per process
 # than reports off, the descriptor table stays at the size a process
 # starts with, libgcc_s is not loaded, and an exec that leaks nothing
-# reads nothing of its arguments.  (PAGES was 100; the shell's processes
-# took 74 more each before this session's start-up work, 49 after.)  (Before: about 1,100 more per process, a scan of the
-# 4 MB table of record chunks at each exit and exec, and of a whole
-# 4,096-record chunk.)
+# reads nothing of its arguments.  (Before: about 1,100 more per process,
+# a scan of the 4 MB table of record chunks at each exit and exec, and of
+# a whole 4,096-record chunk; then, with PAGES at 100, the shell's
+# processes took 74 more each, and 49 after the start-up work of issue 24
+# item 6's second round.)
 # Usage: report_pages.sh LIBUFD   (UFD_TEST_PRELOAD: extra preloads)
 set -u
 lib=$1
