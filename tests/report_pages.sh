@@ -61,7 +61,10 @@ done
 # the test are higher), even where the soft limit is the hard one (then it
 # used to sit at the top of the limit, and every process had a table that
 # large for fork to copy).
-for limit in 4096 32; do
+hard=$(ulimit -Hn)
+top=4096
+[ "$hard" = unlimited ] || [ "$hard" -ge $top ] || top=$hard
+for limit in $top 32; do
 	for report in "" "$tmp/reports"; do
 		size=$(ulimit -n $limit && env LD_PRELOAD="$pre" ${report:+UFD_REPORT="$report"} \
 			cat /proc/self/status | sed -n 's/^FDSize:[[:space:]]*//p') ||
