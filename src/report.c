@@ -289,7 +289,8 @@ static long given_name(int fd, char *buf, size_t size)
  * no event and waits for nothing, where a number that is not open says
  * POLLNVAL: no /proc, whose listing and the entries it made for the
  * process were a fifth of what reports on added to a fork + exec.  A
- * descriptor given higher is not seen.  0, or -errno.
+ * descriptor given higher is not seen, nor an O_PATH one (poll says
+ * POLLNVAL for it too).  0, or -errno.
  */
 static int each_given(void (*each)(int fd, void *ctx), void *ctx)
 {
