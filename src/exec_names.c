@@ -278,6 +278,10 @@ void report_exec_named(enum ufd_call call, char *const argv[], char *const envp[
 	/* The caller's first (a spawn's file actions: at most 64). */
 	for (; n < n_named && n < 64; n++)
 		all[n] = named[n];
-	n += exec_names(argv, envp, exec, all + n, EXEC_NAMES_MAX);
+	/* Their strings are read only where a leak is possible: most execs
+	 * pass on nothing of the program's own (a process_vm_readv or two
+	 * less per exec). */
+	if (report_exec_may_leak(closed, n_closed, close_from))
+		n += exec_names(argv, envp, exec, all + n, EXEC_NAMES_MAX);
 	report_exec(call, all, n, closed, n_closed, close_from);
 }

@@ -5,7 +5,10 @@
  * Two arrays mapped once with MAP_NORESERVE, so only the pages used cost
  * memory: the names, appended by an atomic counter (an entry is its hash,
  * its length and its bytes with a NUL, 4-byte aligned; its id is its
- * offset / 4 + 1), and an open-addressing table of ids by hash.  A name is
+ * offset / 4 + 1), and open-addressing tables of ids by hash: a first one
+ * of one page, filled to half, then the large one (a few names spread
+ * over the large one touched a page each, twice: read, then written, in
+ * every process with reports on).  A name is
  * added with a compare-and-swap on its slot, as stack.c adds a stack: no
  * lock, no allocation, so a signal handler may name a descriptor in the
  * middle of another naming.
@@ -22,6 +25,7 @@
 
 #define ARENA_BYTES (4U << 20)
 #define SLOTS (1U << 16) /* a power of two */
+#define FIRST 1024U	 /* the first table's: a page of them */
 
 struct entry {
 	uint32_t hash;
@@ -30,7 +34,8 @@ struct entry {
 };
 
 static char *arena;
-static uint32_t *slots;
+static uint32_t *first, *slots; /* one mapping, first first */
+static uint32_t first_used;	  /* ids added to first */
 static uint32_t arena_used; /* bytes */
 
 int fdname_init(void)
@@ -43,13 +48,14 @@ int fdname_init(void)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (ufd_sys_is_error((long)a))
 		return (int)(long)a;
-	s = ufd_sys_mmap(NULL, SLOTS * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+	s = ufd_sys_mmap(NULL, (FIRST + SLOTS) * sizeof(uint32_t), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (ufd_sys_is_error((long)s)) {
 		ufd_sys_munmap(a, ARENA_BYTES);
 		return (int)(long)s;
 	}
-	slots = s;
+	first = s;
+	slots = first + FIRST;
 	__atomic_store_n(&arena, (char *)a, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -59,22 +65,24 @@ static struct entry *entry_of(uint32_t id)
 	return (struct entry *)(void *)(arena + (size_t)(id - 1) * 4);
 }
 
-uint32_t fdname_intern(const char *s, size_t len)
+/*
+ * The id of the name (s, len, hash) in table t of n slots (a power of
+ * two); else, if add, the name added there (*want: its entry, made in
+ * the arena on first need, which the caller's next table may use); else
+ * 0 (also when t or the arena is full).
+ */
+static uint32_t probe(uint32_t *t, uint32_t n, uint32_t hash, const char *s,
+		      size_t len, int add, uint32_t *want)
 {
 	char *a = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
-	uint32_t hash = 2166136261u, slot, want = 0;
 
-	if (!a || !len)
-		return 0;
-	if (len > FDNAME_MAX)
-		len = FDNAME_MAX;
-	for (size_t i = 0; i < len; i++)
-		hash = (hash ^ (unsigned char)s[i]) * 16777619u; /* FNV-1a */
-	for (slot = hash & (SLOTS - 1);; slot = (slot + 1) & (SLOTS - 1)) {
-		uint32_t v = __atomic_load_n(&slots[slot], __ATOMIC_ACQUIRE);
+	for (uint32_t slot = hash & (n - 1);; slot = (slot + 1) & (n - 1)) {
+		uint32_t v = __atomic_load_n(&t[slot], __ATOMIC_ACQUIRE);
 
 		if (v == 0) {
-			if (!want) {
+			if (!add)
+				return 0;
+			if (!*want) {
 				uint32_t size = (uint32_t)(sizeof(struct entry) + len + 4) & ~3U;
 				uint32_t at = __atomic_fetch_add(&arena_used, size,
 								 __ATOMIC_RELAXED);
@@ -87,11 +95,11 @@ uint32_t fdname_intern(const char *s, size_t len)
 				e->len = (uint32_t)len;
 				memcpy(e->text, s, len);
 				e->text[len] = 0;
-				want = at / 4 + 1;
+				*want = at / 4 + 1;
 			}
-			if (__atomic_compare_exchange_n(&slots[slot], &v, want, 0,
+			if (__atomic_compare_exchange_n(&t[slot], &v, *want, 0,
 							__ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
-				return want;
+				return *want;
 			/* Taken meanwhile: v is what is there now. */
 		}
 		{
@@ -100,9 +108,33 @@ uint32_t fdname_intern(const char *s, size_t len)
 			if (e->hash == hash && e->len == len && !memcmp(e->text, s, len))
 				return v; /* (our entry, if any, stays unused) */
 		}
-		if (slot == ((hash - 1) & (SLOTS - 1)))
+		if (slot == ((hash - 1) & (n - 1)))
 			return 0; /* every slot taken */
 	}
+}
+
+uint32_t fdname_intern(const char *s, size_t len)
+{
+	uint32_t hash = 2166136261u, want = 0, id;
+	int in_first;
+
+	if (!__atomic_load_n(&arena, __ATOMIC_ACQUIRE) || !len)
+		return 0;
+	if (len > FDNAME_MAX)
+		len = FDNAME_MAX;
+	for (size_t i = 0; i < len; i++)
+		hash = (hash ^ (unsigned char)s[i]) * 16777619u; /* FNV-1a */
+	/* The first table while it is under half full, then the large one:
+	 * a name is looked for in both.  (Two threads may add one name to
+	 * each as the first fills: two ids for it, harmless.) */
+	in_first = __atomic_load_n(&first_used, __ATOMIC_RELAXED) < FIRST / 2;
+	id = probe(first, FIRST, hash, s, len, in_first, &want);
+	if (id) {
+		if (id == want)
+			__atomic_fetch_add(&first_used, 1, __ATOMIC_RELAXED);
+		return id;
+	}
+	return probe(slots, SLOTS, hash, s, len, 1, &want);
 }
 
 uint32_t fdname_str(const char *s)

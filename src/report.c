@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +19,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -223,6 +229,90 @@ uint32_t report_name_of(int fd)
 	return p ? GET(p->name) : 0;
 }
 
+/* The path of a character device that fstat may say without /proc:
+ * /dev/null, a pseudo-terminal's /dev/pts/N; or NULL. */
+static const char *device_path(dev_t rdev, char *buf)
+{
+	unsigned ma = major(rdev), mi = minor(rdev);
+
+	if (ma == 1 && mi == 3)
+		return "/dev/null";
+	if (ma >= 136 && ma <= 143) { /* UNIX98_PTY_SLAVE_MAJOR and on */
+		*ufd_put_decimal(stpcpy(buf, "/dev/pts/"), (ma - 136) * 256 + mi) = '\0';
+		return buf;
+	}
+	return NULL;
+}
+
+/*
+ * What the kernel's /proc/self/fd link of fd says, into buf: its length,
+ * or -errno.  Made without /proc where fstat tells it: a pipe's and a
+ * socket's "pipe:[INODE]", "socket:[INODE]"; /dev/null or a terminal's
+ * /dev/pts/N when that path is the same file.  The first readlink of
+ * /proc/self/... makes the kernel build the process's /proc entries, and
+ * its exit tear them down.
+ */
+static long given_name(int fd, char *buf, size_t size)
+{
+	struct stat st, at;
+	struct statfs fs;
+	char dev[32];
+	const char *path;
+
+	if (ufd_sys_fstat(fd, &st) < 0)
+		return ufd_proc_fd_link(fd, buf, size);
+	if (S_ISSOCK(st.st_mode) ||
+	    (S_ISFIFO(st.st_mode) && /* not a FIFO of a file system */
+	     ufd_sys6(SYS_fstatfs, fd, (long)&fs, 0, 0, 0, 0) == 0 &&
+	     fs.f_type == PIPEFS_MAGIC)) {
+		char *p = stpcpy(buf, S_ISSOCK(st.st_mode) ? "socket:[" : "pipe:[");
+
+		p = ufd_put_decimal(p, (unsigned long)st.st_ino);
+		*p++ = ']';
+		*p = '\0';
+		return p - buf;
+	}
+	if (S_ISCHR(st.st_mode) && (path = device_path(st.st_rdev, dev)) &&
+	    ufd_sys6(SYS_newfstatat, AT_FDCWD, (long)path, (long)&at, 0, 0, 0) == 0 &&
+	    at.st_dev == st.st_dev && at.st_ino == st.st_ino && strlen(path) < size)
+		return stpcpy(buf, path) - buf;
+	return ufd_proc_fd_link(fd, buf, size);
+}
+
+/* Numbers looked at for descriptors given at start-up: bash keeps its
+ * script at 255, and a table larger than 256 is rare there. */
+#define GIVEN_BELOW 256
+
+/*
+ * each(fd, ctx) on each open descriptor below GIVEN_BELOW (or the soft
+ * RLIMIT_NOFILE if lower), in ascending order.  One ppoll that asks for
+ * no event and waits for nothing, where a number that is not open says
+ * POLLNVAL: no /proc, whose listing and the entries it made for the
+ * process were a fifth of what reports on added to a fork + exec.  A
+ * descriptor given higher is not seen, nor an O_PATH one (poll says
+ * POLLNVAL for it too).  0, or -errno.
+ */
+static int each_given(void (*each)(int fd, void *ctx), void *ctx)
+{
+	struct pollfd p[GIVEN_BELOW];
+	struct timespec zero = { 0, 0 };
+	int n = GIVEN_BELOW;
+	long r;
+
+	for (int i = 0; i < GIVEN_BELOW; i++)
+		p[i] = (struct pollfd){ .fd = i, .events = 0 };
+	/* (nfds past the soft limit is EINVAL: fewer then) */
+	while ((r = ufd_sys6(SYS_ppoll, (long)p, n, (long)&zero, 0, 0, 0)) == -EINVAL &&
+	       n > 4)
+		n /= 2;
+	if (r < 0)
+		return (int)r;
+	for (int i = 0; i < n; i++)
+		if (!(p[i].revents & POLLNVAL))
+			each(i, ctx);
+	return 0;
+}
+
 /* Name the descriptors the program was given (0, 1, 2 and any other),
  * while it is not yet sandboxed: reports of their numbers then say what
  * they were.  Their records stay "unknown" otherwise (not made by the
@@ -230,10 +320,13 @@ uint32_t report_name_of(int fd)
 static void name_given(int fd, void *ctx)
 {
 	char buf[FDNAME_MAX];
-	long n = ufd_proc_fd_link(fd, buf, sizeof(buf));
+	long n;
 	struct fdrec *p;
 
 	(void)ctx;
+	if (fd == report_out_fd())
+		return; /* ufd's own */
+	n = given_name(fd, buf, sizeof(buf));
 	if (n > 0 && !vfd_is_backing(fd) && (p = rec_of(fd, 1)))
 		SET(p->name, fdname_intern(buf, (size_t)n));
 }
@@ -449,6 +542,27 @@ static int exec_check(int fd, void *ctx)
 	return !(ufd_sys_fcntl(fd, F_GETFD, 0) & FD_CLOEXEC);
 }
 
+struct may_leak {
+	struct exec_scan x;
+	int found;
+};
+
+static void may_leak_at(int fd, void *ctx)
+{
+	struct may_leak *m = ctx;
+
+	if (!m->found && exec_check(fd, &m->x))
+		m->found = 1;
+}
+
+int report_exec_may_leak(const int *closed, int n_closed, int close_from)
+{
+	struct may_leak m = { { NULL, closed, 0, n_closed, close_from }, 0 };
+
+	each_open_record(may_leak_at, &m);
+	return m.found;
+}
+
 void report_exec(enum ufd_call call, const int *named, int n_named,
 		 const int *closed, int n_closed, int close_from)
 {
@@ -587,6 +701,6 @@ void report_init(void)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (!ufd_sys_is_error((long)p))
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
-	ufd_proc_fds(name_given, NULL);
+	each_given(name_given, NULL);
 	pthread_atfork(NULL, NULL, report_fork_child);
 }

@@ -124,6 +124,14 @@ void report_not_owned(int fd, enum ufd_call call, int hidden);
 void report_fd_set(int fd, enum ufd_call call);
 
 /*
+ * Would report_exec with nothing named report a leak?  1 or 0: when 0,
+ * the names an exec's arguments and environment hold need not be read
+ * (exec_names.h).  No system call but F_GETFD on the program's own
+ * descriptors above 2 that cross.  Not async-signal-safe, as report_exec.
+ */
+int report_exec_may_leak(const int *closed, int n_closed, int close_from);
+
+/*
  * At an exec (or spawn) by call: each descriptor above 2 that the program
  * made, that crosses (not close-on-exec, not closed by the spawn's file
  * actions: closed[] of n_closed numbers, and every number >= close_from

@@ -670,13 +670,17 @@ int release_held(int any, int next_fd)
 
 UFD_FORK void report_emit_fork_child(void)
 {
-	if (owner != gettid_raw())
+	/* Each stored only where it changes: a store copies the page, in a
+	 * child that most often execs next. */
+	if (owner && owner != gettid_raw())
 		owner = 0;
-	held_state = HELD_NONE; /* the held report is the parent's to write */
+	if (held_state != HELD_NONE)
+		held_state = HELD_NONE; /* the held report is the parent's to write */
 	/* A new process: its own XML document, whose parent is the forker. */
-	xml_ppid = epoch ? epoch_pid[epoch - 1] : xml_ppid;
-	xml_head_done = xml_finished = 0;
-	xml_errors = 0;
+	if (epoch && xml_ppid != epoch_pid[epoch - 1])
+		xml_ppid = epoch_pid[epoch - 1];
+	if (xml_head_done || xml_finished || xml_errors)
+		xml_head_done = xml_finished = xml_errors = 0;
 	report_summary_fork_child();
 }
 

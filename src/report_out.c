@@ -76,39 +76,44 @@ static int check(int fd)
 		      S_ISDIR(st.st_mode) ? "a directory" : "of another kind");
 }
 
+/* A close-on-exec duplicate of fd at the highest free number in
+ * (floor, top), or -1. */
+static int dup_below(int fd, long top, long floor)
+{
+	for (long at = top - 1; at > floor; at--) {
+		int to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, at);
+
+		if (to < 0)
+			return -1;
+		if (to < top)
+			return to;
+		ufd_sys_close(to); /* taken from at up to top: try lower */
+	}
+	return -1;
+}
+
 /*
- * fd moved out of the application's way, as placement.h places backing
- * descriptors: past its soft limit S where the hard limit H leaves room
- * (at S + room - 1, room = min(S, H - S, 64Ki): the top of placement's
- * room, which it fills from the bottom), the soft limit raised only for
- * the F_DUPFD; else the highest free number below min(S, 64Ki).  The new
- * descriptor, or fd itself if it cannot move.
+ * fd moved out of the application's way, at the top of the descriptor
+ * table a process starts with: the kernel keeps 64 numbers (one word of
+ * bits) in the process itself, and a higher number makes it allocate a
+ * table reaching that number, which every fork copies and every exec and
+ * exit walks (at the top of a hard limit of 20,000 that made fork + exec
+ * with reports on half as dear again).  So the highest free number below
+ * min(S, 64), S the soft limit: the application's own numbers come from
+ * the bottom and seldom get there (a program's dup2 or close of it moves
+ * or keeps it: report_out_make_way).  The new descriptor, or fd itself if
+ * it cannot move.
  */
 static int place(int fd)
 {
-	struct rlimit rl, up;
-	long r = ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0);
-	int to = -1;
+	struct rlimit rl;
+	long top = 8 * (long)sizeof(long);
+	int to;
 
-	if (r < 0)
-		return fd;
-	if (rl.rlim_max > rl.rlim_cur) {
-		rlim_t room = rl.rlim_cur;
-
-		if (room > rl.rlim_max - rl.rlim_cur)
-			room = rl.rlim_max - rl.rlim_cur;
-		if (room > 65536)
-			room = 65536;
-		up = rl;
-		up.rlim_cur = rl.rlim_cur + room;
-		if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&up, 0, 0, 0) == 0) {
-			to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, (long)(up.rlim_cur - 1));
-			ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, (long)&rl, 0, 0, 0);
-		}
-	}
-	for (long top = (long)(rl.rlim_cur < 65536 ? rl.rlim_cur : 65536) - 1, at = top;
-	     to < 0 && at > fd && at > top - 256; at--)
-		to = ufd_sys_fcntl(fd, F_DUPFD_CLOEXEC, at);
+	if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
+	    rl.rlim_cur < (rlim_t)top)
+		top = (long)rl.rlim_cur;
+	to = dup_below(fd, top, fd);
 	if (to < 0)
 		return fd;
 	ufd_sys_close(fd);
@@ -167,7 +172,10 @@ void report_out_make_way(int fd)
 
 	if (fd != was || was == 2)
 		return;
-	to = ufd_sys_fcntl(was, F_DUPFD_CLOEXEC, was > 259 ? was - 256 : 3);
+	/* Still high: the highest free number below it, else any. */
+	to = dup_below(was, was, 2);
+	if (to < 0)
+		to = ufd_sys_fcntl(was, F_DUPFD_CLOEXEC, 3);
 	if (to < 0)
 		return; /* the program's call closes it: reports then fail, said */
 	__atomic_store_n(&out_fd, to, __ATOMIC_RELAXED);

@@ -2,9 +2,9 @@
 /*
  * report_out.h - where the sanitizer's reports go (UFD_REPORT): stderr,
  * or a destination opened once, before the program runs, close-on-exec,
- * and placed where backing descriptors go (placement.h): above the
- * application's RLIMIT_NOFILE where the hard limit leaves room (at the top
- * of the room placement uses), else at the top of the numbers below it.
+ * at the highest free number below 64 (or the soft RLIMIT_NOFILE): the
+ * top of the descriptor table a process starts with, which a higher
+ * number would make the kernel enlarge (and every fork copy).
  * The program's close, close_range and closefrom leave it open (the
  * shim asks report_out_fd).  Writing a report is then one write(2) on it
  * and no other system call (issue 23).
@@ -33,9 +33,9 @@ int report_out_fd(void);
 
 /*
  * The program is about to dup2/dup3 onto fd: if fd is the destination's
- * number, the destination moves to a free number just below it first
- * (the program's call then replaces nothing of ufd's), as a backing
- * descriptor moves.  Two system calls, in that rare case only.
+ * number, the destination moves to the highest free number below it
+ * first (the program's call then replaces nothing of ufd's), as a backing
+ * descriptor moves.  A few system calls, in that rare case only.
  * Async-signal-safe.
  */
 void report_out_make_way(int fd);

@@ -22,9 +22,13 @@ void report_summary_count(enum report_kind kind, int suppressed)
 
 void report_summary_fork_child(void)
 {
+	/* Stored only where not 0 already: a store copies the page, in a
+	 * child that most often execs next. */
 	for (int k = 0; k < REPORT_NKINDS; k++)
-		__atomic_store_n(&written[k], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&suppressed_count, 0, __ATOMIC_RELAXED);
+		if (__atomic_load_n(&written[k], __ATOMIC_RELAXED))
+			__atomic_store_n(&written[k], 0, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&suppressed_count, __ATOMIC_RELAXED))
+		__atomic_store_n(&suppressed_count, 0, __ATOMIC_RELAXED);
 }
 
 /* A bounded writer: what does not fit is cut. */

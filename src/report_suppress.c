@@ -44,7 +44,7 @@ static struct rule rules[RULES_MAX];
 static int nrules;
 static struct pattern patterns[PATTERNS_MAX];
 static int npatterns;
-static const char *libc_path = ""; /* the object of Valgrind's frame 0 */
+static const char *libc_path; /* the object of Valgrind's frame 0 */
 
 /* Looked up when the rules are loaded, not imported (stack.c says why). */
 static int (*fnmatch_fn)(const char *, const char *, int);
@@ -303,12 +303,9 @@ static void load_text(const char *name, char *text)
 void report_suppress_load(const char *path, int defaults)
 {
 	static char defaults_text[sizeof(default_rules)];
-	Dl_info info;
 
 	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
 								     "fnmatch");
-	if (fnmatch_fn && dladdr((void *)fnmatch_fn, &info) && info.dli_fname)
-		libc_path = info.dli_fname;
 	if (defaults) {
 		memcpy(defaults_text, default_rules, sizeof(default_rules));
 		load_text("(ufd's defaults)", defaults_text);
@@ -365,6 +362,15 @@ int report_suppressed(enum report_kind kind, const char *call,
 
 	if (!nrules)
 		return 0;
+	/* libc's path, found at the first report, not at start-up: dladdr
+	 * reads libc's whole symbol table (90,000 instructions in every
+	 * process), and makes no system call. */
+	if (!libc_path) {
+		Dl_info info;
+
+		libc_path = fnmatch_fn && dladdr((void *)fnmatch_fn, &info) &&
+					    info.dli_fname ? info.dli_fname : "";
+	}
 	frames[nf].fun = call;
 	frames[nf++].obj = libc_path;
 	for (int i = 0; i < n && nf <= STACK_FRAMES; i++, nf++) {

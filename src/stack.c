@@ -19,9 +19,15 @@
  * filter makes none but its write): the modules loaded at start-up are
  * mapped there, with the program's path, and a report only reads those
  * mappings; a module loaded later (dlopen) is named by dladdr alone.
- * backtrace's one-time dlopen of libgcc_s is made there too; after it,
- * libgcc's unwinder and dladdr read the loader's tables, taking its lock
- * (a futex wait only if another thread holds it).
+ * One exception, once per process: the first capture that unwind.c
+ * cannot make (a frame whose unwind rule is not simple: see unwind.h)
+ * calls backtrace(), whose first call loads libgcc_s (dlopen, its
+ * constructor) and starts the heap.  That was done at start-up, in every
+ * process, until unwind.c read the kernel's signal frame itself: it cost
+ * a fork + exec a third more with reports on, for stacks that few
+ * processes have.  After it, libgcc's unwinder and dladdr read the
+ * loader's tables, taking its lock (a futex wait only if another thread
+ * holds it).
  */
 #define _GNU_SOURCE 1
 #include "stack.h"
@@ -34,6 +40,7 @@
 #include <link.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -127,7 +134,7 @@ static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx);
 
 int stack_init(void)
 {
-	void *p, *q, *warm[4];
+	void *p, *q;
 	Dl_info info;
 	struct link_map *self = NULL;
 
@@ -154,16 +161,9 @@ int stack_init(void)
 		self = NULL;
 	dl_iterate_phdr(find_ranges, self);
 	unwind_init();
-	/* Loads libgcc_s now, not in the first capture. */
-	backtrace_fn(warm, 4);
-	{
-		long n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
-				  (long)exe_path, sizeof(exe_path) - 1, 0, 0);
-
-		exe_path[n > 0 ? n : 0] = 0;
-	}
-	/* After the warm-up: libgcc_s is one of them. */
-	dl_iterate_phdr(map_modules, NULL);
+	/* (libgcc_s, if backtrace() loads it later, is named by dladdr
+	 * alone: its functions are no frame of a program's.) */
+	dl_iterate_phdr(map_modules, self);
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
 	return 0;
@@ -357,16 +357,73 @@ static void elf_open(const char *path)
 	elf_next++;
 }
 
-/* dl_iterate_phdr's callback: each module with a file, mapped. */
+/* Is the file mapped last the program loaded at bias, whose entry point
+ * the kernel gave (AT_ENTRY)?  If not, unmapped. */
+static int mapped_program(uintptr_t bias)
+{
+	struct elf_file *f = &elf_cache[elf_next - 1];
+	const ElfW(Ehdr) *eh = (const void *)f->map;
+
+	if (f->len >= sizeof(*eh) && !memcmp(eh->e_ident, ELFMAG, SELFMAG) &&
+	    eh->e_entry + bias == getauxval(AT_ENTRY))
+		return 1;
+	ufd_sys_munmap((void *)f->map, f->len);
+	memset(f, 0, sizeof(*f));
+	elf_next--;
+	return 0;
+}
+
+/*
+ * The program's path into exe_path, and its file mapped.  The path the
+ * kernel ran (AT_EXECFN, made absolute) when that file is the program (a
+ * script's is its interpreter, checked by the entry point): without
+ * /proc, whose first use makes the kernel build the process's entries
+ * there, and its exit tear them down.  Else /proc/self/exe's link.
+ */
+static void map_program(uintptr_t bias)
+{
+	const char *run = (const char *)getauxval(AT_EXECFN);
+	size_t len = 0;
+	long n;
+
+	if (run && run[0] != '/') {
+		n = ufd_sys6(SYS_getcwd, (long)exe_path, sizeof(exe_path), 0, 0, 0, 0);
+		len = n > 1 ? (size_t)n - 1 : 0; /* (n counts the NUL) */
+		if (len == 1)
+			len = 0; /* "/" */
+		while (run[0] == '.' && run[1] == '/')
+			run += 2;
+		if (len)
+			exe_path[len++] = '/';
+	}
+	if (run && (run[0] == '/' || len) && len + strlen(run) < sizeof(exe_path)) {
+		strcpy(exe_path + len, run);
+		elf_open(exe_path);
+		if (elf_next && !strcmp(elf_cache[elf_next - 1].path, exe_path) &&
+		    mapped_program(bias))
+			return;
+	}
+	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe_path,
+		     sizeof(exe_path) - 1, 0, 0);
+	exe_path[n > 0 ? n : 0] = 0;
+	if (exe_path[0] == '/')
+		elf_open(exe_path);
+}
+
+/* dl_iterate_phdr's callback: each module with a file, mapped (the
+ * program, first, has no name there), but libufd (ctx: its link map, or
+ * NULL), whose frames no stack keeps. */
 static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	const char *name = info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name
-								 : exe_path;
+	const struct link_map *self = ctx;
 
 	(void)size;
-	(void)ctx;
-	if (name[0] == '/')
-		elf_open(name);
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		map_program(info->dlpi_addr);
+	else if (info->dlpi_name[0] == '/' &&
+		 !(self && info->dlpi_addr == self->l_addr &&
+		   !strcmp(info->dlpi_name, self->l_name)))
+		elf_open(info->dlpi_name);
 	return 0;
 }
 

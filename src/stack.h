@@ -27,10 +27,9 @@
 
 /*
  * Set up the depot, find libufd's own code (its frames are skipped) and
- * call backtrace() once, so that its one-time dlopen of libgcc_s happens
- * here and never inside a signal handler or a vfork child.  From the
- * constructor, only when reports are on.  Returns 0 or -errno (then
- * stack_capture returns 0).  Not async-signal-safe.
+ * map the modules' files for their symbols.  From the constructor, only
+ * when reports are on.  Returns 0 or -errno (then stack_capture returns
+ * 0).  Not async-signal-safe.
  */
 int stack_init(void);
 
@@ -39,7 +38,9 @@ int stack_init(void);
  * or 0 (no depot, depot full).  Lock-free (compare-and-swap on the
  * depot's slots and unwind.c's cache); async-signal-safe once stack_init
  * has run, as far as glibc's backtrace() is (called for a stack with a
- * frame unwind.c does not cover).
+ * frame unwind.c does not cover: the first such call in a process loads
+ * libgcc_s, with system calls, the heap and the loader's lock, so it is
+ * not async-signal-safe; stack.c says why it is not made at start-up).
  */
 uint32_t stack_capture(void);
 

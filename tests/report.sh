@@ -200,6 +200,14 @@ for cases in "$@"; do
 		section pair2x call close_pair
 	done
 
+	# A frame ufd's unwinder does not follow (over 16 KiB without a frame
+	# pointer): the stack past it still comes whole, from backtrace().
+	run big big-frame UFD_MODE=all
+	[ "$(count big double-close)" -eq 1 ] || { cat "$tmp/big.rep" "$tmp/big.err"; fail "big-frame: not one double-close report"; }
+	section big call close_with_big_buffer
+	section big call big_frame_caller
+	section big "first closed" big_frame_caller
+
 	# Leaks made at one place are one report, with how many more.
 	run leaks many-leaks UFD_REPORT_LEAKS=1
 	[ "$(count leaks exit-leak)" -eq 2 ] || { cat "$tmp/leaks.rep"; fail "many-leaks: not two reports"; }
@@ -381,5 +389,25 @@ env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
 	"$cases" double-close "$tmp/scratch" >"$tmp/off.out" 2>"$tmp/off.err" ||
 	fail "without reports: status $?"
 ! grep -q 'ERROR: ufd' "$tmp/off.err" || fail "a report without UFD_REPORT"
+
+# The program's path, found at start-up without /proc where the kernel's
+# AT_EXECFN is the program: run by a relative path, its frames still name
+# it by its absolute path, with its static functions; a script's frames
+# name its interpreter (with its static functions), not the script.
+dir=$(dirname "$cases")
+(cd "$dir" && env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
+	UFD_REPORT="$tmp/rel.rep" "./$(basename "$cases")" double-close "$tmp/scratch" \
+	>/dev/null 2>&1) || fail "relative path: status $?"
+grep -Eq "^    #0 0x[0-9a-f]+ in rsyslog_close_connection\+0x[0-9a-f]+ \($(cd "$dir" && pwd)/$(basename "$cases")\+0x[0-9a-f]+\)$" "$tmp/rel.rep" ||
+	{ cat "$tmp/rel.rep"; fail "run by a relative path: the frame does not name the program by its absolute path"; }
+# A script whose interpreter is the test program (the kernel runs it with
+# the script's path as its last argument, its scratch file here).
+abs=$(cd "$dir" && pwd)/$(basename "$cases")
+printf '#!%s double-close\n' "$abs" >"$tmp/script"
+chmod +x "$tmp/script"
+env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
+	UFD_REPORT="$tmp/script.rep" "$tmp/script" >/dev/null 2>&1 || fail "script: status $?"
+grep -Eq "^    #0 0x[0-9a-f]+ in rsyslog_close_connection\+0x[0-9a-f]+ \($abs\+0x[0-9a-f]+\)$" "$tmp/script.rep" ||
+	{ cat "$tmp/script.rep"; fail "a script's frames do not name its interpreter $abs"; }
 
 echo "PASS: every kind reported with its call and stacks"

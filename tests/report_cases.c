@@ -559,6 +559,36 @@ static int pair_twice(void)
 	return 0;
 }
 
+/* ---- a frame ufd's unwinder does not follow ---- */
+
+/* Over 16 KiB of locals: without a frame pointer its unwind rule is no
+ * simple one (unwind.h), so the stack past it comes from backtrace(),
+ * which loads libgcc_s at this first need, not at start-up. */
+static NOINLINE void close_with_big_buffer(int fd)
+{
+	volatile char buf[40000];
+
+	buf[0] = 1;
+	buf[sizeof(buf) - 1] = (char)fd;
+	close(fd);
+	NO_TAIL();
+}
+
+static NOINLINE void big_frame_caller(void)
+{
+	int fd = open_file(0);
+
+	close_with_big_buffer(fd);
+	close_with_big_buffer(fd);
+	NO_TAIL();
+}
+
+static int big_frame(void)
+{
+	big_frame_caller();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -573,6 +603,7 @@ int main(int argc, char **argv)
 		{ "failed-close", failed_close }, { "probe", probe },
 		{ "sweep", sweep },		  { "fork-sweep", fork_sweep },
 		{ "many-leaks", many_leaks },	  { "pair-twice", pair_twice },
+		{ "big-frame", big_frame },
 	};
 
 	setvbuf(stdout, NULL, _IONBF, 0);
