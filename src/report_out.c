@@ -93,21 +93,23 @@ static int dup_below(int fd, long top, long floor)
 }
 
 /*
- * fd moved out of the application's way, at the top of the descriptor
- * table a process starts with: the kernel keeps 64 numbers (one word of
- * bits) in the process itself, and a higher number makes it allocate a
- * table reaching that number, which every fork copies and every exec and
- * exit walks (at the top of a hard limit of 20,000 that made fork + exec
- * with reports on half as dear again).  So the highest free number below
- * min(S, 64), S the soft limit: the application's own numbers come from
- * the bottom and seldom get there (a program's dup2 or close of it moves
- * or keeps it: report_out_make_way).  The new descriptor, or fd itself if
- * it cannot move.
+ * fd moved out of the application's way, below a small table: a number
+ * past the table a process has makes the kernel allocate one reaching it,
+ * which every fork copies and every exec and exit walks (at the top of a
+ * hard limit of 20,000 that made fork + exec with reports on half as dear
+ * again; a container's limit of 2^20 would give every process an 8 MB
+ * table).  So the highest free number below min(S, 1024), S the soft
+ * limit: the table stays at 1,024 numbers (what select() can watch), and
+ * the program's own numbers, which come from the bottom, meet it only past
+ * 1,022 descriptors (its dup2 or close of it moves or keeps it:
+ * report_out_make_way).  Below 64, the table a process starts with, a
+ * program's 64th descriptor would get 64 where it got 63.  The new
+ * descriptor, or fd itself if it cannot move.
  */
 static int place(int fd)
 {
 	struct rlimit rl;
-	long top = 8 * (long)sizeof(long);
+	long top = 1024;
 	int to;
 
 	if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
