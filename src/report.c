@@ -704,3 +704,8 @@ void report_init(void)
 	each_given(name_given, NULL);
 	pthread_atfork(NULL, NULL, report_fork_child);
 }
+
+void report_before_sandbox(void)
+{
+	stack_load_unwinder(); /* nothing unless reports are on */
+}

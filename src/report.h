@@ -43,6 +43,12 @@
  */
 void report_init(void);
 
+/* A seccomp filter is about to go in (prctl or seccomp through the
+ * wrappers): load now what a later report or capture would make system
+ * calls for (stack_load_unwinder), since the filter may refuse them.  Does
+ * nothing with reports off.  Not async-signal-safe. */
+void report_before_sandbox(void);
+
 /* report_init's fork handler, in a fork child (also _Fork's, which runs
  * no atfork handler: shim_vfork.c): a lock another thread held is let go,
  * and the records become the parent's history (made or closed before the

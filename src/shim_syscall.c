@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <sys/prctl.h>
 
+#include "report.h"
 #include "sys.h"
 #include "syscall_nr.h"
 #include "vfd_shared.h"
@@ -229,6 +230,29 @@ static int clone_finishes(uint64_t flags)
 #define FSCONFIG_SET_PATH_EMPTY_ 4
 #define FSCONFIG_SET_FD_ 5
 
+/*
+ * prctl(PR_SET_MM, PR_SET_MM_EXE_FILE, fd): fd translated.  Before
+ * PR_SET_SECCOMP, a filter (or strict mode) going in, the sanitizer loads
+ * what a later report would make system calls for
+ * (report_before_sandbox).  Reads four arguments whatever the caller
+ * passed, as glibc's prctl does.
+ */
+__attribute__((no_sanitize_address)) UFD_PUBLIC int prctl(int option, ...)
+{
+	va_list ap;
+	unsigned long a[4];
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option == PR_SET_MM && a[0] == PR_SET_MM_EXE_FILE)
+		a[1] = (unsigned long)vfd_translate((int)a[1]);
+	else if (option == PR_SET_SECCOMP)
+		report_before_sandbox();
+	return UFD_REAL(prctl)(option, a[0], a[1], a[2], a[3]);
+}
+
 /* Reads six arguments whatever the caller passed, as glibc's syscall()
  * reads six registers: not an overflow for AddressSanitizer to flag. */
 __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
@@ -243,9 +267,15 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 
+	/* A filter going in: what a later report needs, loaded first. */
+	if (number == UFD_NR_seccomp &&
+	    (a[0] == SECCOMP_SET_MODE_FILTER || a[0] == SECCOMP_SET_MODE_STRICT))
+		report_before_sandbox();
 	switch (number) {
 	case UFD_NR_close:
 		return close((int)a[0]);
+	case UFD_NR_prctl:
+		return prctl((int)a[0], a[1], a[2], a[3], a[4]);
 	case UFD_NR_close_range:
 		return close_range((unsigned)a[0], (unsigned)a[1], (int)a[2]);
 	case UFD_NR_dup:
@@ -374,10 +404,6 @@ __attribute__((no_sanitize_address)) UFD_PUBLIC long syscall(long number, ...)
 		break;
 	case UFD_NR_keyctl: /* keyctl(KEYCTL_WATCH_KEY, key, queue, id) */
 		if ((int)a[0] == KEYCTL_WATCH_KEY_)
-			a[2] = vfd_translate((int)a[2]);
-		break;
-	case UFD_NR_prctl: /* prctl(PR_SET_MM, PR_SET_MM_EXE_FILE, fd) */
-		if ((int)a[0] == PR_SET_MM && a[1] == PR_SET_MM_EXE_FILE)
 			a[2] = vfd_translate((int)a[2]);
 		break;
 	/* Descriptor sets: refused as select() refuses them (shim_poll.c). */

@@ -27,7 +27,10 @@
  * a fork + exec a third more with reports on, for stacks that few
  * processes have.  After it, libgcc's unwinder and dladdr read the
  * loader's tables, taking its lock (a futex wait only if another thread
- * holds it).
+ * holds it).  So a process that will run under a seccomp filter loads it
+ * first: at start-up if it already does (PR_GET_SECCOMP), else when the
+ * program puts one in (stack_load_unwinder, from the prctl and syscall
+ * wrappers): a filter would refuse its openat and mmap, and kill.
  */
 #define _GNU_SOURCE 1
 #include "stack.h"
@@ -41,7 +44,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <linux/seccomp.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include "sys.h"
@@ -166,7 +171,21 @@ int stack_init(void)
 	dl_iterate_phdr(map_modules, self);
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
+	/* Started under a filter (inherited across exec): no later chance. */
+	if (ufd_sys6(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == SECCOMP_MODE_FILTER)
+		stack_load_unwinder();
 	return 0;
+}
+
+void stack_load_unwinder(void)
+{
+	static int loaded;
+	void *one[1];
+
+	if (!__atomic_load_n(&depot, __ATOMIC_ACQUIRE) ||
+	    __atomic_exchange_n(&loaded, 1, __ATOMIC_RELAXED))
+		return;
+	backtrace_fn(one, 1);
 }
 
 static uint32_t hash_frames(const uintptr_t *pc, int n)

@@ -34,6 +34,16 @@
 int stack_init(void);
 
 /*
+ * Load what a later capture may need that would take system calls then:
+ * libgcc's unwinder, which glibc's backtrace() loads on its first call.
+ * For a process about to be sandboxed (a seccomp filter going in: the
+ * prctl and syscall wrappers, through report_before_sandbox) or already
+ * sandboxed at start-up, since a filter may refuse those calls.  Once per
+ * process; does nothing before stack_init.  Not async-signal-safe (dlopen).
+ */
+void stack_load_unwinder(void);
+
+/*
  * The caller's stack, without libufd's frames at its top: its depot id,
  * or 0 (no depot, depot full).  Lock-free (compare-and-swap on the
  * depot's slots and unwind.c's cache); async-signal-safe once stack_init

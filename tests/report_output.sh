@@ -77,6 +77,27 @@ status=$?
 [ "$(grep -c "ERROR: ufd: exit-leak: leak at exit: still open: descriptor [0-9]* ($tmp/file)\$" "$tmp/l.rep")" -eq 2 ] ||
 	{ cat "$tmp/l.rep"; fail "late open: not two leaks at exit"; }
 
+# A stack that needs libgcc's unwinder (a frame of over 16 KiB without a
+# frame pointer), first captured under the filter: ufd loaded the
+# unwinder when the filter was put in (prctl), not at the capture, whose
+# openat and mmap the filter refuses; the stack is whole.
+rm -f "$tmp/b.rep"
+env LD_PRELOAD="$pre" UFD_REPORT="$tmp/b.rep" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" file bigframe >"$tmp/b.out" 2>"$tmp/b.err"
+status=$?
+[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/b.out" ||
+	{ cat "$tmp/b.err" "$tmp/b.out" "$tmp/b.rep"; fail "big frame: status $status (159 is SIGSYS) or output"; }
+check b "$tmp/b.rep"
+grep -A3 "ERROR: ufd: double-close" "$tmp/b.rep" | grep -Eq " in main[+ ]" ||
+	{ cat "$tmp/b.rep"; fail "big frame: the double close's stack does not reach main past the big frame"; }
+
+# A process that starts under a filter (inherited across exec) loads the
+# unwinder at start-up: it has no later chance (report-pages checks that
+# one without a filter does not).
+n=$(env LD_PRELOAD="$pre" UFD_REPORT="$tmp/x.rep" "$prog" --filtered-exec cat /proc/self/maps |
+	grep -c libgcc_s) || true
+[ "$n" -gt 0 ] || fail "started under a filter: libgcc_s not loaded at start-up"
+
 # The destination survives the program's close-all loop, close_range and
 # a dup2 onto the top number.
 for mode in transparent all; do

@@ -6,11 +6,19 @@
  * allow (issue 23, item 1), so the program lives and exits as it does
  * without ufd.
  *
- * Usage: report_sandbox DIR [NAME [full|sweep|late]]
+ * Usage: report_sandbox DIR [NAME [full|sweep|late|bigframe]]
+ *        report_sandbox --filtered-exec PROGRAM [ARG...]
+ *   The second form puts in a filter that allows every call and execs
+ *   PROGRAM under it: a process that starts under a filter.
  *   With "late", the filter also allows openat, and the program opens
  *   DIR/NAME once more under it (and leaks that too): recording a new
  *   descriptor makes no system call either (in UFD_MODE=transparent,
  *   where ufd itself does nothing to a new descriptor).
+ *   With "bigframe", the double close is made in a function with a frame
+ *   of over 16 KiB (built without frame pointers): the first stack whose
+ *   capture needs libgcc's unwinder, which loads it (openat, mmap), comes
+ *   under the filter, so ufd must have loaded it before the filter went
+ *   in.
  *   With "sweep", first closes every descriptor from 3 up as daemons do
  *   (close_range, a close loop to the limit) and dup2s stdout onto the
  *   top number under the limit (closing it again): the report
@@ -86,6 +94,18 @@ static int sandbox(int late)
 #endif
 }
 
+/* Over 16 KiB of locals: without a frame pointer, no unwind rule of the
+ * simple kind ufd caches (src/unwind.h). */
+static __attribute__((noinline)) void close_with_big_buffer(int fd)
+{
+	volatile char buf[40000];
+
+	buf[0] = 1;
+	buf[sizeof(buf) - 1] = (char)fd;
+	close(fd);
+	__asm__ volatile("" ::: "memory"); /* no tail call */
+}
+
 int main(int argc, char **argv)
 {
 	char path[4096];
@@ -93,6 +113,21 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return 2;
+	if (!strcmp(argv[1], "--filtered-exec") && argc > 2) {
+#ifdef ARCH
+		struct sock_filter all[] = { BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) };
+		struct sock_fprog prog = { .len = 1, .filter = all };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
+			return 77;
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 127;
+#else
+		return 77;
+#endif
+	}
 	if (argc > 3 && !strcmp(argv[3], "sweep")) {
 		long max = sysconf(_SC_OPEN_MAX);
 
@@ -126,8 +161,13 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	say("sandboxed\n");
-	close(a);
-	close(a);		/* double close */
+	if (argc > 3 && !strcmp(argv[3], "bigframe")) {
+		close_with_big_buffer(a);
+		close_with_big_buffer(a); /* double close */
+	} else {
+		close(a);
+		close(a);	/* double close */
+	}
 	(void)!write(a, "x", 1); /* use after close */
 	if (late && open(path, O_RDONLY) < 0)
 		say("late open failed\n");
