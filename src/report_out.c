@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -23,6 +24,26 @@
 /* The destination: 2 for stderr. */
 static int out_fd = 2;
 static int failed; /* a write failed: said once */
+/* The destination is a regular file, the process's RLIMIT_FSIZE soft
+ * limit is finite and SIGXFSZ is not ignored: a write past the limit
+ * would kill the process (the default action) or run its handler
+ * (OpenSSH's sandboxed child sets the limit to 0).  Reports are then held
+ * back, not written: the process must run on as without ufd.  With
+ * SIGXFSZ ignored, such a write fails with EFBIG, said once on stderr. */
+static int out_regular, fsize_limited;
+
+/* Would a write past a finite file size limit raise a signal that the
+ * process sees?  Asked when the limit is set (and at start-up), of the
+ * disposition then: one rt_sigaction, the handler read only (the first
+ * field of the kernel's struct on every architecture). */
+static int sigxfsz_seen(void)
+{
+	unsigned long ks[8] = { 0 };
+
+	if (ufd_sys6(SYS_rt_sigaction, SIGXFSZ, 0, (long)ks, 8, 0, 0) < 0)
+		return 1;
+	return ks[0] != (unsigned long)SIG_IGN;
+}
 
 /* File systems whose regular files are the kernel's controls or views,
  * not storage: writing report text there reads as a command. */
@@ -158,7 +179,23 @@ int report_out_open(void)
 	 * report waits for room as the program's own output would. */
 	ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
 	out_fd = place(fd);
+	{
+		struct stat st;
+		struct rlimit rl;
+
+		out_regular = ufd_sys_fstat(out_fd, &st) == 0 && S_ISREG(st.st_mode);
+		fsize_limited = out_regular &&
+				ufd_sys6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0) == 0 &&
+				rl.rlim_cur != RLIM_INFINITY && sigxfsz_seen();
+	}
 	return 0;
+}
+
+void report_out_fsize_set(unsigned long long soft)
+{
+	if (out_regular)
+		__atomic_store_n(&fsize_limited, soft != RLIM_INFINITY && sigxfsz_seen(),
+				 __ATOMIC_RELAXED);
 }
 
 int report_out_fd(void)
@@ -200,6 +237,8 @@ static void say_failed(long err)
 
 void report_out_write(const char *buf, size_t len)
 {
+	if (out_regular && __atomic_load_n(&fsize_limited, __ATOMIC_RELAXED))
+		return; /* held back: no stderr line either, which may be a file */
 	while (len) {
 		int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
 		long r = ufd_sys6(SYS_write, fd, (long)buf, (long)len, 0, 0, 0);

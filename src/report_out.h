@@ -48,4 +48,11 @@ void report_out_make_way(int fd);
  */
 void report_out_write(const char *buf, size_t len);
 
+/* The process set its RLIMIT_FSIZE soft limit to soft (the limit
+ * wrappers, after the kernel took it): while it is finite and SIGXFSZ is
+ * not ignored, reports to a regular file are not written (report_out.c
+ * says why).  One rt_sigaction when the destination is a file.
+ * Lock-free, async-signal-safe. */
+void report_out_fsize_set(unsigned long long soft);
+
 #endif /* UFD_REPORT_OUT_H */

@@ -15,6 +15,7 @@
 
 #include <sys/resource.h>
 
+#include "report_out.h"
 #include "sys.h"
 #include "vfd_table.h"
 
@@ -71,9 +72,14 @@ UFD_EARLY static int nofile_prlimit(pid_t pid, int resource, const void *new_rl,
 	unsigned shown = shown_soft();
 	long r;
 
-	if (resource != RLIMIT_NOFILE || !is_self(pid))
-		return (int)ufd_sys6(SYS_prlimit64, pid, resource, (long)new_rl,
-				     (long)old_rl, 0, 0);
+	if (resource != RLIMIT_NOFILE || !is_self(pid)) {
+		r = ufd_sys6(SYS_prlimit64, pid, resource, (long)new_rl, (long)old_rl,
+			     0, 0);
+		/* a finite file size limit holds reports to a file back */
+		if (r == 0 && resource == RLIMIT_FSIZE && new_rl && is_self(pid))
+			report_out_fsize_set(((const struct rlimit *)new_rl)->rlim_cur);
+		return (int)r;
+	}
 	if (new_rl)
 		return vfd_set_nofile(new_rl, old, newfd_posix_locks_taken());
 	r = ufd_sys6(SYS_prlimit64, 0, resource, 0, (long)old_rl, 0, 0);

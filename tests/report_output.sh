@@ -77,6 +77,18 @@ status=$?
 [ "$(grep -c "ERROR: ufd: exit-leak: leak at exit: still open: descriptor [0-9]* ($tmp/file)\$" "$tmp/l.rep")" -eq 2 ] ||
 	{ cat "$tmp/l.rep"; fail "late open: not two leaks at exit"; }
 
+# A file size limit of 0 with SIGXFSZ at its default action (OpenSSH's
+# sandboxed child): a report written to the file would kill the process
+# (status 153).  The reports made after it are held back.  (The program's
+# own output goes through a pipe: a file would kill it too.)
+rm -f "$tmp/z.rep"
+zbare=$( ("$prog" "$tmp" file fsize0; echo "status $?") 2>&1 | cat)
+zufd=$( (env LD_PRELOAD="$pre" UFD_REPORT="$tmp/z.rep" UFD_REPORT_LEAKS=1 \
+	"$prog" "$tmp" file fsize0; echo "status $?") 2>&1 | cat)
+[ "$zufd" = "$zbare" ] ||
+	{ printf 'without ufd:\n%s\nwith:\n%s\n' "$zbare" "$zufd"; fail "file size limit 0: status (153 is SIGXFSZ) or output differ"; }
+[ ! -s "$tmp/z.rep" ] || { cat "$tmp/z.rep"; fail "file size limit 0: reports written past the limit"; }
+
 # A stack that needs libgcc's unwinder (a frame of over 16 KiB without a
 # frame pointer), first captured under the filter: ufd loaded the
 # unwinder when the filter was put in (prctl), not at the capture, whose

@@ -6,7 +6,7 @@
  * allow (issue 23, item 1), so the program lives and exits as it does
  * without ufd.
  *
- * Usage: report_sandbox DIR [NAME [full|sweep|late|bigframe]]
+ * Usage: report_sandbox DIR [NAME [full|fsize0|sweep|late|bigframe]]
  *        report_sandbox --filtered-exec PROGRAM [ARG...]
  *   The second form puts in a filter that allows every call and execs
  *   PROGRAM under it: a process that starts under a filter.
@@ -14,6 +14,9 @@
  *   DIR/NAME once more under it (and leaks that too): recording a new
  *   descriptor makes no system call either (in UFD_MODE=transparent,
  *   where ufd itself does nothing to a new descriptor).
+ *   With "fsize0", sets RLIMIT_FSIZE to 0 with SIGXFSZ left at its
+ *   default action, as OpenSSH's sandboxed child does: a report written
+ *   to a file would kill the process.
  *   With "bigframe", the double close is made in a function with a frame
  *   of over 16 KiB (built without frame pointers): the first stack whose
  *   capture needs libgcc's unwinder, which loads it (openat, mmap), comes
@@ -151,6 +154,14 @@ int main(int argc, char **argv)
 		struct rlimit rl = { 64, 64 };
 
 		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
+			perror("setrlimit");
+			return 1;
+		}
+	}
+	if (argc > 3 && !strcmp(argv[3], "fsize0")) {
+		struct rlimit rl = { 0, 0 };
+
 		if (setrlimit(RLIMIT_FSIZE, &rl) < 0) {
 			perror("setrlimit");
 			return 1;
