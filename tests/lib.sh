@@ -67,3 +67,6 @@ skip_under_emulator() {
 		exit 77
 	fi
 }
+# The reason of the tests whose subjects are the host's programs.
+host_programs="the host's programs (bash, sh, coreutils) run under ufd here, and on this machine they are x86-64: the aarch64 libufd.so cannot be loaded into them"
+

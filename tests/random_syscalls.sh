@@ -15,6 +15,7 @@
 # a lock, which may change between runs.
 # Usage: random_syscalls.sh PROGRAM
 . "$(dirname "$0")/lib.sh"
+skip_under_emulator "strace traces the emulator, whose own system calls (memory, signals, threads) vary from run to run and are counted with the program's"
 
 prog=$1
 command -v strace >/dev/null 2>&1 || { echo "SKIP: no strace"; exit 77; }

@@ -14,6 +14,7 @@
 set -u
 lib=$1
 . "$(dirname "$0")/lib.sh"
+skip_under_emulator "$host_programs (here sh)"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 

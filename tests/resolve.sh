@@ -25,7 +25,7 @@
 set -u
 app=$1 lib=$2 bash=$3 many=$4
 . "$(dirname "$0")/lib.sh"
-skip_under_emulator "the host's programs (bash, sh, coreutils) run under ufd here, and on this machine they are x86-64: the aarch64 libufd.so cannot be loaded into them"
+skip_under_emulator "$host_programs"
 
 # check WHAT MIN_FOUND LAZY COMMAND...: run COMMAND with the check on; no
 # difference, at least MIN_FOUND names answered by the walk, and LAZY

@@ -11,7 +11,7 @@
 set -u
 cmp=$1 bash=$2 probe=$3 cc=$4
 . "$(dirname "$0")/lib.sh"
-skip_under_emulator "the host's programs (bash, sh, coreutils) run under ufd here, and on this machine they are x86-64: the aarch64 libufd.so cannot be loaded into them"
+skip_under_emulator "$host_programs"
 # The sanitizer build's runtime goes to the second run only (ufd-compare
 # adds libufd.so after what LD_PRELOAD holds).
 under() { LD_PRELOAD=$preload_extra "$cmp" "$@"; }

@@ -10,7 +10,7 @@
 set -u
 run=$1 bash=$2 cc=$3
 . "$(dirname "$0")/lib.sh"
-skip_under_emulator "the host's programs (bash, sh, coreutils) run under ufd here, and on this machine they are x86-64: the aarch64 libufd.so cannot be loaded into them"
+skip_under_emulator "$host_programs"
 
 # Reports as the processes write them: the launcher's symbolizing (a
 # quarter of a second a run, for libc's debug file) is

@@ -321,6 +321,17 @@ void script_devfd_paths(struct run *r)
 			NOTE(r, "lstat", "link=%d mode=%o", S_ISLNK(st.st_mode),
 			     (unsigned)st.st_mode & 0777);
 		LOG(r, access(path, R_OK | W_OK));
+		/* The xattr calls by path: ls -l of coreutils 9.7 asks for
+		 * a file's ACLs with them, and prints "?" where they fail.
+		 * user.* xattrs: ENOTSUP where unsupported, the same in both. */
+		LOG(r, llistxattr(path, buf, sizeof(buf)));
+		LOG(r, listxattr(path, buf, sizeof(buf)));
+		LOG(r, setxattr(path, "user.devfd", "v", 1, 0));
+		LOG(r, lsetxattr(path, "user.devfd", "v", 1, 0));
+		LOG_BUF(r, getxattr(path, "user.devfd", buf, sizeof(buf)), buf);
+		LOG(r, lgetxattr(path, "user.devfd", buf, sizeof(buf)));
+		LOG(r, removexattr(path, "user.devfd"));
+		LOG(r, lremovexattr(path, "user.devfd"));
 		memset(buf, 0, sizeof(buf));
 		if (LOG(r, readlink(path, buf, sizeof(buf) - 1)) > 0)
 			NOTE(r, "readlink", "is_target=%d", strcmp(buf, target) == 0);

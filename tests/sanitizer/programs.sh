@@ -11,6 +11,7 @@
 set -u
 run=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 . "$(dirname "$0")/../lib.sh"
+skip_under_emulator "$host_programs (here bash, make, git, python3, PostgreSQL, sshd)"
 supp=$(cd "$(dirname "$0")" && pwd)/programs.supp # reports true but meant
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
