@@ -15,7 +15,7 @@
  * Modes:
  *   fuzz_fds [--seeds A-B] [--ops N] [--config LIST] [--without LIST] [-v]
  *   fuzz_fds --run OPSFILE LOGFILE CONFIG    (one run; internal)
- *   fuzz_fds --check REPORT EXPECTED         (exec/spawn check; internal)
+ *   fuzz_fds --check REPORT EXPECTED [locks=MASK]  (exec/spawn check; internal)
  *
  * The fuzzer is not linked against ufd: nonseqfd and ufd_backing_fd are
  * found with dlsym, and the driver itself runs without ufd.
@@ -1779,11 +1779,63 @@ static void exec_expect(char *buf, size_t n)
 	}
 }
 
+/* Locks across exec (family locks, fork+exec, no lock of the run's
+ * own): the fork child takes a POSIX write lock over each file through a
+ * new descriptor without close-on-exec (by fcntl, which ufd sees), which
+ * the exec'd check must find too; the check then opens each file again,
+ * an open that ufd may move under UFD_MODE=all or random, and which must
+ * not drop the locks the new image holds (a close of any descriptor of
+ * the file would).  Returns the mask of the files locked; appends to
+ * expect. */
+/* Will the exec itself drop the locks on st's file: a close-on-exec
+ * handle of it, closed by the exec (the kernel's rule), or one whose
+ * lock state the runs do not share (locks_unknown)? */
+static int dropped_at_exec(const struct stat *st)
+{
+	for (int i = 0; i < R.nh; i++) {
+		const struct handle *x = &R.h[i];
+		const struct object *ob = &R.obj[x->obj];
+
+		if (x->live && ob->dev == st->st_dev && ob->ino == st->st_ino &&
+		    (x->cloexec || ob->locks_unknown))
+			return 1;
+	}
+	return 0;
+}
+
+static int exec_lock_files(char *expect, size_t n)
+{
+	size_t len = strlen(expect);
+	int mask = 0;
+
+	for (int i = 0; i < NFILES; i++) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+		struct stat st;
+		char path[8];
+		int fd;
+
+		snprintf(path, sizeof path, "f%d", i);
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			continue;
+		if (fcntl(fd, F_SETFD, 0) != 0 || fcntl(fd, F_SETLK, &fl) != 0 ||
+		    fstat(fd, &st) != 0 || len + 64 >= n) {
+			close(fd);
+			continue;
+		}
+		len += (size_t)snprintf(expect + len, n - len, "%d:%lu:%lu:1,", fd,
+					(unsigned long)st.st_dev, (unsigned long)st.st_ino);
+		if (!dropped_at_exec(&st))
+			mask |= 1 << i;
+	}
+	return mask;
+}
+
 static void op_exec(int spawn)
 {
 	static char expect[MAXH * 48];
-	char report[64], got[512] = "";
-	char *argv[] = { R.self, "--check", report, expect, NULL };
+	char report[64], got[512] = "", locks[24];
+	char *argv[] = { R.self, "--check", report, expect, NULL, NULL };
 	pid_t pid;
 	int st, fd;
 	ssize_t n;
@@ -1800,6 +1852,11 @@ static void op_exec(int spawn)
 	} else {
 		pid = fork();
 		if (pid == 0) {
+			if ((run_fams & FAM_LOCKS) && !R.locks_taken) {
+				snprintf(locks, sizeof locks, "locks=%d",
+					 exec_lock_files(expect, sizeof expect));
+				argv[4] = locks;
+			}
 			execve(R.self, argv, environ);
 			_exit(127);
 		}
@@ -2757,7 +2814,46 @@ static int run_main(const char *opsfile, const char *logfile, const char *cfg,
 
 /* ---- --check: the exec'd child ---- */
 
-static int check_main(const char *report, const char *expect)
+/* The exec'd check of exec_lock_files: a new descriptor of each file
+ * (kept open), then a child asks which files this process still holds
+ * locked.  msg says what was lost. */
+static void check_locks_kept(int want, char *msg, size_t n)
+{
+	struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	pid_t me = getpid(), pid;
+	char path[8];
+	int st;
+
+	for (int i = 0; i < NFILES; i++) {
+		snprintf(path, sizeof path, "f%d", i);
+		(void)open(path, O_RDONLY);
+	}
+	pid = fork();
+	if (pid == 0) {
+		int held = 0;
+
+		for (int i = 0; i < NFILES; i++) {
+			int fd;
+
+			snprintf(path, sizeof path, "f%d", i);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			probe.l_type = F_WRLCK;
+			if (fd >= 0 && fcntl(fd, F_GETLK, &probe) == 0 &&
+			    probe.l_type != F_UNLCK && probe.l_pid == me)
+				held |= 1 << i;
+		}
+		_exit(held);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) {
+		snprintf(msg, n, "the lock check's child failed");
+		return;
+	}
+	if ((WEXITSTATUS(st) & want) != want)
+		snprintf(msg, n, "locks taken before exec lost after a new open: files %#x of %#x",
+			 want & ~WEXITSTATUS(st), want);
+}
+
+static int check_main(const char *report, const char *expect, int locks)
 {
 	static int seen[4096];
 	char msg[256] = "ok";
@@ -2788,6 +2884,8 @@ static int check_main(const char *report, const char *expect)
 	}
 	if (!strcmp(msg, "ok") && n != nlisted)
 		snprintf(msg, sizeof msg, "lists %d descriptors, %d expected", n, nlisted);
+	if (!strcmp(msg, "ok") && locks)
+		check_locks_kept(locks, msg, sizeof msg);
 	f = fopen(report, "we");
 	if (!f)
 		return 2;
@@ -3084,7 +3182,8 @@ int main(int argc, char **argv)
 	if (argc >= 6 && !strcmp(argv[1], "--run"))
 		return run_main(argv[2], argv[3], argv[4], argv[5]);
 	if (argc >= 4 && !strcmp(argv[1], "--check"))
-		return check_main(argv[2], argv[3]);
+		return check_main(argv[2], argv[3],
+				  argc >= 5 && !strncmp(argv[4], "locks=", 6) ? atoi(argv[4] + 6) : 0);
 	preload = getenv("UFD_TEST_PRELOAD");
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--seeds") && i + 1 < argc) {
