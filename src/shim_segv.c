@@ -87,15 +87,24 @@ static int live_in_group(uintptr_t g, uintptr_t v)
 	return -1;
 }
 
+/* Does one of the n registers hold value? */
+static int holds(const uintptr_t *regs, int n, uintptr_t value)
+{
+	for (int i = 0; i < n; i++)
+		if (regs[i] == value)
+			return 1;
+	return 0;
+}
+
 /*
  * The virtual descriptor an FD_SET, FD_ISSET or FD_CLR faulting at addr
  * was given, or -1.  Such an access is at set + (V / NFDBITS) *
  * sizeof(long): some register of the faulting instruction holds V, V /
  * NFDBITS or that byte offset (the compiler's index or bit offset), and
  * set, the address less that offset, is near the stack pointer (the set
- * is on the stack).  A fault of any other cause matches this only if a
- * register happens to hold the one value that puts a live descriptor's
- * set on the stack.
+ * is on the stack) or is itself in a register (the set's pointer, a heap
+ * set's).  A fault of any other cause matches this only if registers
+ * happen to hold the values that put a live descriptor's set there.
  */
 static int fdset_victim(uintptr_t addr, const void *uc)
 {
@@ -118,7 +127,8 @@ static int fdset_victim(uintptr_t addr, const void *uc)
 			if (off > addr)
 				continue;
 			set = addr - off;
-			if (set + SET_BELOW < sp || set > sp + SET_SPAN)
+			if ((set + SET_BELOW < sp || set > sp + SET_SPAN) &&
+			    !holds(regs, n, set))
 				continue;
 			v = live_in_group(g, r);
 			if (v >= 0)

@@ -6,6 +6,7 @@
  * called (issue 23 item 13).  Cases (argv[1]):
  *   set      FD_SET in watch_client: the crash
  *   isset    FD_ISSET in poll_client: the same, reading
+ *   heapset  FD_SET in watch_heap_client, on a set from malloc
  *   handler  the program's own SIGSEGV handler, then the crash: the
  *            handler runs ("caught"), exit 3
  *   null     a SIGSEGV of a null pointer, with a virtual descriptor open
@@ -17,6 +18,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/select.h>
 #include <unistd.h>
@@ -40,6 +42,18 @@ static NOINLINE int watch_client(int fd)
 	FD_ZERO(&set);
 	FD_SET(fd, &set);
 	return select(fd + 1, &set, NULL, NULL, &tv);
+}
+
+static NOINLINE int watch_heap_client(int fd)
+{
+	fd_set *set = malloc(sizeof(*set));
+	struct timeval tv = { 0, 0 };
+
+	if (!set)
+		return -1;
+	FD_ZERO(set);
+	FD_SET(fd, set);
+	return select(fd + 1, set, NULL, NULL, &tv);
 }
 
 static NOINLINE int poll_client(int fd)
@@ -76,6 +90,8 @@ int main(int argc, char **argv)
 	printf("descriptor %s\n", fd >= 1 << 28 ? "virtual" : "real");
 	if (!strcmp(argv[1], "set"))
 		printf("select %d\n", watch_client(fd));
+	else if (!strcmp(argv[1], "heapset"))
+		printf("select %d\n", watch_heap_client(fd));
 	else if (!strcmp(argv[1], "isset"))
 		printf("isset %d\n", poll_client(fd));
 	else if (!strcmp(argv[1], "handler")) {

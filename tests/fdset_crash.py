@@ -95,7 +95,7 @@ ERROR = re.compile(r"^==\d+==ERROR: ufd: ([a-z-]+): ", re.M)
 
 for prog in map(os.path.abspath, sys.argv[2:]):
     print("==", prog)
-    for case in ["set", "isset", "handler", "null", "raise"]:
+    for case in ["set", "isset", "heapset", "handler", "null", "raise"]:
         base = run(prog, case, [lib], UFD_MODE="all")
         got = run(prog, case, [lib], UFD_MODE="all", UFD_REPORT="1")
         check(case + ": descriptor virtual", base[1].startswith("descriptor virtual"),
@@ -105,13 +105,14 @@ for prog in map(os.path.abspath, sys.argv[2:]):
         check(case + ": same output with reports", base[1] == got[1],
               "without: %r\nwith: %r" % (base[1], got[1]))
         kinds = ERROR.findall(got[2])
-        if case in ("set", "isset"):
+        if case in ("set", "isset", "heapset"):
             check(case + ": dies of SIGSEGV",
                   os.WIFSIGNALED(base[0]) and os.WTERMSIG(base[0]) == signal.SIGSEGV,
                   death(base[0]))
             check(case + ": one fd-set-overflow report", kinds == ["fd-set-overflow"],
                   got[2])
-            fn = "watch_client" if case == "set" else "poll_client"
+            fn = {"set": "watch_client", "isset": "poll_client",
+                  "heapset": "watch_heap_client"}[case]
             for pattern in [
                     r"^==\d+==ERROR: ufd: fd-set-overflow: descriptor past FD_SETSIZE "
                     r"\(1024\), in no fd_set: virtual descriptor \(UFD_MODE=all; "
