@@ -93,15 +93,26 @@ zufd=$( (env LD_PRELOAD="$pre" UFD_REPORT="$tmp/z.rep" UFD_REPORT_LEAKS=1 \
 # frame pointer), first captured under the filter: ufd loaded the
 # unwinder when the filter was put in (prctl), not at the capture, whose
 # openat and mmap the filter refuses; the stack is whole.
-rm -f "$tmp/b.rep"
-env LD_PRELOAD="$pre" UFD_REPORT="$tmp/b.rep" UFD_REPORT_LEAKS=1 \
-	"$prog" "$tmp" file bigframe >"$tmp/b.out" 2>"$tmp/b.err"
-status=$?
-[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/b.out" ||
-	{ cat "$tmp/b.err" "$tmp/b.out" "$tmp/b.rep"; fail "big frame: status $status (159 is SIGSYS) or output"; }
-check b "$tmp/b.rep"
-grep -A3 "ERROR: ufd: double-close" "$tmp/b.rep" | grep -Eq " in main[+ ]" ||
-	{ cat "$tmp/b.rep"; fail "big frame: the double close's stack does not reach main past the big frame"; }
+case $preload_extra in *libasan*)
+	# Seen with strace on Debian 13: after the filter, GCC 14's ASan
+	# runtime maps 2 MB of its own during such a capture in the ASan
+	# build of ufd (Debian 12's GCC 12 does not); the plain build checks it.
+	bigframe=no ;;
+*) bigframe=yes ;;
+esac
+if [ $bigframe = no ]; then
+	echo "big frame: not checked under ASan, whose runtime may map memory of its own under the filter"
+else
+	rm -f "$tmp/b.rep"
+	env LD_PRELOAD="$pre" UFD_REPORT="$tmp/b.rep" UFD_REPORT_LEAKS=1 \
+		"$prog" "$tmp" file bigframe >"$tmp/b.out" 2>"$tmp/b.err"
+	status=$?
+	[ "$status" -eq "$bare" ] && cmp -s "$tmp/bare.out" "$tmp/b.out" ||
+		{ cat "$tmp/b.err" "$tmp/b.out" "$tmp/b.rep"; fail "big frame: status $status (159 is SIGSYS) or output"; }
+	check b "$tmp/b.rep"
+	grep -A3 "ERROR: ufd: double-close" "$tmp/b.rep" | grep -Eq " in main[+ ]" ||
+		{ cat "$tmp/b.rep"; fail "big frame: the double close's stack does not reach main past the big frame"; }
+fi
 
 # A process that starts under a filter (inherited across exec) loads the
 # unwinder at start-up: it has no later chance (report-pages checks that
