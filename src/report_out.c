@@ -85,6 +85,7 @@ static int check(int fd)
 			if ((long)fs.f_type == pseudo[i].magic)
 				return refuse("is a control file of the kernel, not a "
 					      "place for reports: on", pseudo[i].name);
+		out_regular = 1;
 		return 0;
 	}
 	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
@@ -147,6 +148,7 @@ int report_out_open(void)
 {
 	const char *path = ufd_settings.report;
 	int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+	struct rlimit rl;
 	int fd;
 
 	if (!strcmp(path, "stderr"))
@@ -179,15 +181,9 @@ int report_out_open(void)
 	 * report waits for room as the program's own output would. */
 	ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
 	out_fd = place(fd);
-	{
-		struct stat st;
-		struct rlimit rl;
-
-		out_regular = ufd_sys_fstat(out_fd, &st) == 0 && S_ISREG(st.st_mode);
-		fsize_limited = out_regular &&
-				ufd_sys6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0) == 0 &&
-				rl.rlim_cur != RLIM_INFINITY && sigxfsz_seen();
-	}
+	if (out_regular &&
+	    ufd_sys6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0) == 0)
+		report_out_fsize_set(rl.rlim_cur);
 	return 0;
 }
 
@@ -237,7 +233,7 @@ static void say_failed(long err)
 
 void report_out_write(const char *buf, size_t len)
 {
-	if (out_regular && __atomic_load_n(&fsize_limited, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&fsize_limited, __ATOMIC_RELAXED))
 		return; /* held back: no stderr line either, which may be a file */
 	while (len) {
 		int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
