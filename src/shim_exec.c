@@ -44,7 +44,8 @@ extern char **environ;
 
 /* libufd.so's absolute path, for the children's LD_PRELOAD ("" if
  * unknown): the dynamic linker's own name for it, which lives as long as
- * the library, or realpath's answer in resolved_path. */
+ * the library, or a relative name made absolute in resolved_path
+ * (absolute_of). */
 static const char *self_path = "";
 static char resolved_path[PATH_MAX];
 /* ufd came in through LD_PRELOAD: children get it too.  Initialised, so
@@ -69,6 +70,37 @@ UFD_STARTUP static int lists_ufd(const char *value)
 	return 0;
 }
 
+/*
+ * name, a path relative to the working directory, made absolute in
+ * resolved_path: the directory's path (one raw getcwd), '/', name.  The
+ * kernel resolves it to the file it resolved name to, symbolic links and
+ * ".." alike.  Returns resolved_path, or "" (unknown) when the directory
+ * is unreachable or the whole too long.  realpath did it with a readlink
+ * per component, and binding libc's realpath and a stub of ufd's at
+ * start-up: 3.5 page faults more in every process started with a relative
+ * LD_PRELOAD (issue 27's shell loop, LD_PRELOAD=build/libufd.so).  Start-up
+ * only, before any chdir.
+ */
+UFD_STARTUP static const char *absolute_of(const char *name)
+{
+	long n = ufd_sys_getcwd(resolved_path, sizeof(resolved_path));
+	size_t at;
+
+	if (n <= 1 || resolved_path[0] != '/')
+		return "";
+	/* n counts the NUL: it becomes the '/' ("/" itself gets "//name").
+	 * A loop, not strlen and memcpy: libc's, bound at their first call,
+	 * would be bound here, in every process. */
+	resolved_path[n - 1] = '/';
+	for (at = (size_t)n; *name; at++, name++) {
+		if (at + 1 >= sizeof(resolved_path))
+			return "";
+		resolved_path[at] = *name;
+	}
+	resolved_path[at] = '\0';
+	return resolved_path;
+}
+
 UFD_STARTUP void ufd_exec_init(void)
 {
 	const char *name = ufd_self_name, *s;
@@ -82,8 +114,8 @@ UFD_STARTUP void ufd_exec_init(void)
 		name = info.dli_fname;
 	if (name && name[0] == '/')
 		self_path = name;
-	else if (name && *name && UFD_REAL(realpath)(name, resolved_path))
-		self_path = resolved_path;
+	else if (name && *name)
+		self_path = absolute_of(name);
 	s = ufd_settings.preload;
 	preloaded = s && lists_ufd(s);
 	if (ufd_settings.handoff_set) {

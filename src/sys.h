@@ -134,6 +134,15 @@ static inline int ufd_sys_munmap(void *addr, size_t len)
 	return (int)ufd_sys6(SYS_munmap, (long)addr, (long)len, 0, 0, 0, 0);
 }
 
+/* The working directory's path into buf (at most size bytes with its
+ * NUL): its length with the NUL, or -errno (ERANGE: too long).  The
+ * kernel's answer does not start with '/' where the directory is
+ * unreachable from the root ("(unreachable)/..."). */
+static inline long ufd_sys_getcwd(char *buf, size_t size)
+{
+	return ufd_sys3(SYS_getcwd, (long)buf, (long)size, 0);
+}
+
 static inline long ufd_sys_getrandom(void *buf, size_t len, unsigned flags)
 {
 	return ufd_sys6(SYS_getrandom, (long)buf, (long)len, flags, 0, 0, 0);
