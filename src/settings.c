@@ -35,7 +35,7 @@ extern char **environ;
 /* Whether the environment holds any UFD_* variable: most processes have
  * none, and then no setting need be looked for (each look-up would scan
  * the whole environment again, at every start-up). */
-static int any_setting;
+static int any_setting UFD_STARTUP_RW; /* read at every start-up */
 
 /* The value of setting `name`, or NULL: secure_getenv, once there is any
  * UFD_* variable at all. */

@@ -201,7 +201,7 @@ _Static_assert(sizeof(union ufd_reals) == sizeof(void *[UFD_NCALLS]),
 #include "calls.def"
 
 int ufd_interposed = 1;
-const char *ufd_self_name;
+const char *ufd_self_name UFD_STARTUP_RW; /* written at every start-up */
 
 /* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
 static const unsigned char lazy_row[UFD_NCALLS] UFD_STARTUP_DATA = {

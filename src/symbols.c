@@ -122,7 +122,9 @@ EARLY static int read_object(const struct dl_phdr_info *info,
 
 		switch (dyn->d_tag) {
 		case DT_STRSZ:
-			o->strsz = dyn->d_un.d_val;
+			if (dyn->d_un.d_val > UINT32_MAX)
+				return -1;
+			o->strsz = (uint32_t)dyn->d_un.d_val;
 			break;
 		case DT_SYMTAB:
 		case DT_STRTAB:
@@ -154,8 +156,8 @@ EARLY static int read_object(const struct dl_phdr_info *info,
 	o->bloom_mask = bloom_size - 1;
 	o->bloom_shift = gnu_hash[3];
 	o->bloom = (const void *)(gnu_hash + 4);
-	o->buckets = (const void *)(o->bloom + bloom_size);
-	o->chain = o->buckets + o->nbuckets - o->symoffset;
+	o->chain = (const uint32_t *)(o->bloom + bloom_size) + o->nbuckets -
+		   o->symoffset;
 	if (o->nbuckets == 0) {
 		o->bloom = no_bloom;
 		o->bloom_mask = 0;
@@ -300,7 +302,7 @@ find_in(const struct ufd_symbols_object *o, const char *name, size_t size,
 	if (!((word >> (h % BLOOM_BITS)) &
 	      (word >> ((h >> o->bloom_shift) % BLOOM_BITS)) & 1))
 		return 0;
-	i = o->buckets[h % o->nbuckets];
+	i = ((const uint32_t *)(o->bloom + o->bloom_mask + 1))[h % o->nbuckets];
 	if (i == 0)
 		return 0;
 	if (i < o->symoffset)
@@ -419,9 +421,11 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 }
 
 /* The objects ufd_symbols_keep copied, for the look-ups after start-up;
- * kept_n (0: none) is stored after them, with release. */
-static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP];
-static int kept_n;
+ * kept_n (0: none) is stored after them, with release.  Written at every
+ * start-up: in .data (sections.h).  In .bss they began a page of their
+ * own, a page fault in every process. */
+static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP] UFD_STARTUP_RW;
+static int kept_n UFD_STARTUP_RW;
 
 EARLY int ufd_symbols_keep(const struct ufd_symbols *s, int n)
 {

@@ -20,17 +20,20 @@
 
 #define UFD_SYMBOLS_MAX 32
 
-/* One object after the caller's: its load address and its tables. */
+/* One object after the caller's: its load address and its tables.  72
+ * bytes: start-up writes the kept copies on the last page of .data
+ * (symbols.c), which has no room for more. */
 struct ufd_symbols_object {
 	uintptr_t base;
 	const void *symtab;
 	const char *strtab;
-	size_t strsz;		/* strtab's size in bytes */
 	const uint16_t *versym; /* NULL: the object has no versions */
-	/* Read from the GNU hash table: */
+	uint32_t strsz;		/* strtab's size in bytes */
+	/* Read from the GNU hash table (the buckets follow the bloom
+	 * filter's bloom_mask + 1 words): */
 	uint32_t nbuckets, symoffset, bloom_mask, bloom_shift;
 	const uintptr_t *bloom;
-	const uint32_t *buckets, *chain; /* chain: indexed by symbol */
+	const uint32_t *chain; /* indexed by symbol */
 };
 
 struct ufd_symbols {
