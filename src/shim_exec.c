@@ -63,8 +63,11 @@ UFD_STARTUP static int lists_ufd(const char *value)
 	 * page of .rodata, a page fault in every process. */
 	static const char name[] UFD_STARTUP_DATA = "libufd.so";
 
+	/* The first letter first: a test a byte, where the boundaries
+	 * took four (half start-up's cost here). */
 	for (const char *p = value; *p; p++)
-		if ((p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':') &&
+		if (*p == name[0] &&
+		    (p == value || p[-1] == '/' || p[-1] == ' ' || p[-1] == ':') &&
 		    ufd_skip_prefix(p, name))
 			return 1;
 	return 0;
