@@ -17,12 +17,12 @@ mkdir "$tmp/libdir" "$tmp/elsewhere" || exit 1
 cp "$lib" "$tmp/libdir/libufd.so" || exit 1
 
 # /bin/sh under ufd, loaded from the working directory; it leaves it,
-# drops LD_PRELOAD and execs cat, which prints its own environment and
-# mappings.
-out=$(cd "$tmp/libdir" &&
+# drops ufd from LD_PRELOAD (keeps only a sanitizer runtime, if any) and
+# execs cat, which prints its own environment and mappings.
+out=$(cd "$tmp/libdir" && EXTRA=$preload_extra \
 	LD_PRELOAD="${preload_extra:+$preload_extra }./libufd.so" /bin/sh -c '
 		cd ../elsewhere || exit 1
-		unset LD_PRELOAD
+		if [ -n "$EXTRA" ]; then export LD_PRELOAD="$EXTRA"; else unset LD_PRELOAD; fi
 		exec /bin/cat /proc/self/environ /proc/self/maps' | tr '\0' '\n') ||
 	fail "the shell or cat failed"
 value=$(printf '%s\n' "$out" | sed -n 's/^LD_PRELOAD=//p')
