@@ -446,3 +446,36 @@ UFD_EARLY void ufd_shim_resolve(enum ufd_call call)
 	resolve_call(call, 0);
 	errno = saved;
 }
+
+/* The real function of row call, looked up as its stub would (the kept
+ * tables, else dlsym, else the stand-in for a function libc lacks),
+ * whatever the row's pointer holds now.  For a function put in front of
+ * a row before its first use (ufd_shim_put_front_lazy).  Keeps errno. */
+UFD_EARLY __attribute__((cold)) void *ufd_shim_real(enum ufd_call call)
+{
+	int saved = errno;
+	void *fn = NULL;
+
+	switch (call) {
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                       \
+	case UFD_CALL_##name:                                             \
+		fn = lookup_real(UFD_CALL_##name, (void *)missing_##name); \
+		break;
+#include "calls.def"
+	case UFD_NCALLS:
+		break;
+	}
+	errno = saved;
+	return fn;
+}
+
+/* fn in row call's pointer, without resolving the row: the function it
+ * replaced, or NULL where that was still the row's stub. */
+void *ufd_shim_put_front_lazy(enum ufd_call call, void *fn)
+{
+	void *was = __atomic_exchange_n(&ufd_reals.slot[call], fn, __ATOMIC_ACQ_REL);
+
+	return is_stub(was) ? NULL : was;
+}

@@ -143,6 +143,21 @@ void ufd_shim_resolve(enum ufd_call call);
 		__atomic_store_n(&ufd_reals.r_##name, (fn), __ATOMIC_RELEASE); \
 	} while (0)
 
+/*
+ * For a function put in front of a row without resolving it, so that a
+ * process pays the look-up only for the rows it calls (the sanitizer's
+ * 200-odd, shim_report.c).  ufd_shim_put_front_lazy: fn now in call's
+ * pointer; returns the function it replaced (fn must call on to it), or
+ * NULL where the row was still at its stub: then fn calls on to
+ * ufd_shim_real(call), looked up on its own first call and kept.
+ * ufd_shim_real: the row's real function as its stub finds it
+ * (async-signal-safe as the stubs are: the kept tables answer every row
+ * that can be still at its stub; dlsym only for a function libc lacks).
+ * Keeps errno.  put_front_lazy is not async-signal-safe (start-up).
+ */
+void *ufd_shim_put_front_lazy(enum ufd_call call, void *fn);
+void *ufd_shim_real(enum ufd_call call);
+
 /* At start-up, after ufd_shim_init and random mode's close, only under
  * UFD_REPORT: the sanitizer's checking functions in front of the real
  * ones (shim_report.c). */
