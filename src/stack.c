@@ -93,6 +93,14 @@ static void add_ranges(struct ranges *r, const struct dl_phdr_info *info)
 	}
 }
 
+static int in_ranges(const struct ranges *r, uintptr_t pc)
+{
+	for (int i = 0; i < r->n; i++)
+		if (pc >= r->lo[i] && pc < r->hi[i])
+			return 1;
+	return 0;
+}
+
 static int is_runtime_name(const char *path)
 {
 	static const char *const names[] = { "libasan.", "libtsan.", "libubsan.",
@@ -106,26 +114,30 @@ static int is_runtime_name(const char *path)
 	return 0;
 }
 
+/* libufd's module (its load bias and name, as dl_iterate_phdr gives
+ * them): the one whose code holds stack_init, found by find_ranges
+ * (dladdr's answer, at 13,000 instructions in every process). */
+static struct {
+	uintptr_t addr;
+	const char *name;
+} self_module;
+
 static int find_ranges(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	const struct link_map *self = ctx;
-
 	(void)size;
 	if (!info->dlpi_name)
 		return 0;
-	if (self && info->dlpi_addr == self->l_addr &&
-	    !strcmp(info->dlpi_name, self->l_name))
+	if (!self_ranges.n) {
 		add_ranges(&self_ranges, info);
-	else if (is_runtime_name(info->dlpi_name))
+		if (in_ranges(&self_ranges, (uintptr_t)ctx)) {
+			self_module.addr = info->dlpi_addr;
+			self_module.name = info->dlpi_name;
+			return 0;
+		}
+		self_ranges.n = 0;
+	}
+	if (is_runtime_name(info->dlpi_name))
 		add_ranges(&runtime_ranges, info);
-	return 0;
-}
-
-static int in_ranges(const struct ranges *r, uintptr_t pc)
-{
-	for (int i = 0; i < r->n; i++)
-		if (pc >= r->lo[i] && pc < r->hi[i])
-			return 1;
 	return 0;
 }
 
@@ -140,8 +152,6 @@ static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx);
 int stack_init(void)
 {
 	void *p, *q;
-	Dl_info info;
-	struct link_map *self = NULL;
 
 	if (depot)
 		return 0;
@@ -162,13 +172,11 @@ int stack_init(void)
 		ufd_sys_munmap(p, DEPOT_ENTRIES * sizeof(struct depot_entry));
 		return (int)(long)q;
 	}
-	if (!dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP))
-		self = NULL;
-	dl_iterate_phdr(find_ranges, self);
+	dl_iterate_phdr(find_ranges, (void *)stack_init);
 	unwind_init();
 	/* (libgcc_s, if backtrace() loads it later, is named by dladdr
 	 * alone: its functions are no frame of a program's.) */
-	dl_iterate_phdr(map_modules, self);
+	dl_iterate_phdr(map_modules, NULL);
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
 	/* Started under a filter (inherited across exec): no later chance. */
@@ -430,18 +438,17 @@ static void map_program(uintptr_t bias)
 }
 
 /* dl_iterate_phdr's callback: each module with a file, mapped (the
- * program, first, has no name there), but libufd (ctx: its link map, or
- * NULL), whose frames no stack keeps. */
+ * program, first, has no name there), but libufd, whose frames no stack
+ * keeps. */
 static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	const struct link_map *self = ctx;
-
 	(void)size;
+	(void)ctx;
 	if (!info->dlpi_name || !info->dlpi_name[0])
 		map_program(info->dlpi_addr);
 	else if (info->dlpi_name[0] == '/' &&
-		 !(self && info->dlpi_addr == self->l_addr &&
-		   !strcmp(info->dlpi_name, self->l_name)))
+		 !(info->dlpi_addr == self_module.addr &&
+		   info->dlpi_name == self_module.name))
 		elf_open(info->dlpi_name);
 	return 0;
 }
