@@ -33,6 +33,7 @@
 #include "report_group.h"
 #include "report_probe.h"
 #include "report_suppress.h"
+#include "reserve.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -692,13 +693,10 @@ void report_init(void)
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	report_suppress_load(ufd_settings.suppress, ufd_settings.suppress_default);
 	stack_init();
-	p = ufd_sys_mmap(NULL, (size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec),
-			 PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = ufd_reserve((size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec));
 	if (!ufd_sys_is_error((long)p))
 		chunk_pool = p;
-	p = ufd_sys_mmap(NULL, NCHUNKS * sizeof(*chunks), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = ufd_reserve(NCHUNKS * sizeof(*chunks));
 	if (!ufd_sys_is_error((long)p))
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
 	each_given(name_given, NULL);

@@ -3,7 +3,7 @@
  * stack.c - call stacks for the reports: capture, the depot, symbols
  * (stack.h).
  *
- * The depot is two arrays mapped once at start-up with MAP_NORESERVE, so
+ * The depot is two arrays reserved once at start-up (reserve.h), so
  * only the pages used cost memory: the entries (frames and their hash),
  * filled in order by an atomic counter, and an open-addressing table of
  * entry numbers by hash.  A stack is added with a compare-and-swap on its
@@ -53,6 +53,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include "reserve.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -165,18 +166,12 @@ int stack_init(void)
 		RTLD_DEFAULT, "dladdr1");
 	if (!backtrace_fn || !dladdr1_fn)
 		return -ENOSYS;
-	p = ufd_sys_mmap(NULL, DEPOT_ENTRIES * sizeof(struct depot_entry),
-			 PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = ufd_reserve(DEPOT_ENTRIES * sizeof(struct depot_entry));
 	if (ufd_sys_is_error((long)p))
 		return (int)(long)p;
-	q = ufd_sys_mmap(NULL, DEPOT_SLOTS * sizeof(uint32_t),
-			 PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (ufd_sys_is_error((long)q)) {
-		ufd_sys_munmap(p, DEPOT_ENTRIES * sizeof(struct depot_entry));
-		return (int)(long)q;
-	}
+	q = ufd_reserve(DEPOT_SLOTS * sizeof(uint32_t));
+	if (ufd_sys_is_error((long)q))
+		return (int)(long)q; /* (the entries stay reserved, unused) */
 	dl_iterate_phdr(find_ranges, (void *)stack_init);
 	unwind_init();
 	program_path();
