@@ -177,9 +177,6 @@ int stack_init(void)
 	program_path();
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
-	/* Started under a filter (inherited across exec): no later chance. */
-	if (ufd_sys6(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == SECCOMP_MODE_FILTER)
-		stack_load_unwinder();
 	return 0;
 }
 
