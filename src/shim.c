@@ -52,8 +52,6 @@
  * over the rows tests without a table of the stubs' addresses (304
  * relocations at every start-up). */
 #define STUB __attribute__((section("ufd_stubs"), noinline))
-extern const char __start_ufd_stubs[] UFD_HIDDEN;
-extern const char __stop_ufd_stubs[] UFD_HIDDEN;
 
 /* The next definition of row call's function after this library:
  * libc's.  The kept objects' answer (async-signal-safe: any function libc
@@ -469,13 +467,4 @@ UFD_EARLY __attribute__((cold)) void *ufd_shim_real(enum ufd_call call)
 	}
 	errno = saved;
 	return fn;
-}
-
-/* fn in row call's pointer, without resolving the row: the function it
- * replaced, or NULL where that was still the row's stub. */
-void *ufd_shim_put_front_lazy(enum ufd_call call, void *fn)
-{
-	void *was = __atomic_exchange_n(&ufd_reals.slot[call], fn, __ATOMIC_ACQ_REL);
-
-	return is_stub(was) ? NULL : was;
 }

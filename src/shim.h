@@ -144,19 +144,20 @@ void ufd_shim_resolve(enum ufd_call call);
 	} while (0)
 
 /*
- * For a function put in front of a row without resolving it, so that a
- * process pays the look-up only for the rows it calls (the sanitizer's
- * 200-odd, shim_report.c).  ufd_shim_put_front_lazy: fn now in call's
- * pointer; returns the function it replaced (fn must call on to it), or
- * NULL where the row was still at its stub: then fn calls on to
- * ufd_shim_real(call), looked up on its own first call and kept.
- * ufd_shim_real: the row's real function as its stub finds it
- * (async-signal-safe as the stubs are: the kept tables answer every row
- * that can be still at its stub; dlsym only for a function libc lacks).
- * Keeps errno.  put_front_lazy is not async-signal-safe (start-up).
+ * The real function of row call as its stub finds it, whatever the row's
+ * pointer holds now: for a function put in front of a row before its
+ * first use, without resolving it, so that a process pays the look-up
+ * only for the rows it calls (the sanitizer's 200-odd, shim_report.c).
+ * Async-signal-safe as the stubs are: the kept tables answer every row
+ * that can be still at its stub; dlsym only for a function libc lacks.
+ * Keeps errno.
  */
-void *ufd_shim_put_front_lazy(enum ufd_call call, void *fn);
 void *ufd_shim_real(enum ufd_call call);
+
+/* The stubs' section (shim.c): a row's pointer into it is a row not
+ * resolved yet. */
+extern const char __start_ufd_stubs[] UFD_HIDDEN;
+extern const char __stop_ufd_stubs[] UFD_HIDDEN;
 
 /* At start-up, after ufd_shim_init and random mode's close, only under
  * UFD_REPORT: the sanitizer's checking functions in front of the real

@@ -31,9 +31,18 @@
 #include "report.h"
 #include "report_out.h"
 
+/* fn in row call's pointer, without resolving the row: the function it
+ * replaced, or NULL where that was still the row's stub (shim.h). */
+static void *put_front_lazy(enum ufd_call call, void *fn)
+{
+	const char *was = __atomic_exchange_n(&ufd_reals.slot[call], fn, __ATOMIC_ACQ_REL);
+
+	return was >= __start_ufd_stubs && was < __stop_ufd_stubs ? NULL : (void *)was;
+}
+
 /*
  * The function a checker calls on: prev, the function it was put in front
- * of (ufd_shim_put_front_lazy), or, while prev is NULL (the row was still
+ * of (put_front_lazy), or, while prev is NULL (the row was still
  * at its stub), the row's real function, looked up on this first call
  * and kept in prev.  Async-signal-safe as the row's stub is; a race
  * stores the same pointer twice.  So a process pays the look-up only for
@@ -596,7 +605,7 @@ static int name_socketpair(int domain, int type, int protocol, int sv[2])
 
 /* fn in front of row name, prev what it calls on (CALL_ON). */
 #define PUT_FRONT(name, fn, prev) \
-	((prev) = (__typeof__(prev))ufd_shim_put_front_lazy(UFD_CALL_##name, (void *)(fn)))
+	((prev) = (__typeof__(prev))put_front_lazy(UFD_CALL_##name, (void *)(fn)))
 #define INSTALL(name) PUT_FRONT(name, check_##name, prev_##name)
 #define INSTALL_NAMED(name) PUT_FRONT(name, name_##name, prevn_##name)
 
