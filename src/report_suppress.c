@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "sections.h"
 #include "sys.h"
 
 /* A rules file larger than this is read up to it (and says so). */
@@ -40,9 +41,9 @@ struct rule {
 	int first, count;
 };
 
-static struct rule rules[RULES_MAX];
+static struct rule rules[RULES_MAX] UFD_LATE_BSS;
 static int nrules;
-static struct pattern patterns[PATTERNS_MAX];
+static struct pattern patterns[PATTERNS_MAX] UFD_LATE_BSS;
 static int npatterns;
 static const char *libc_path; /* the object of Valgrind's frame 0 */
 

@@ -54,6 +54,7 @@
 #include <sys/stat.h>
 
 #include "reserve.h"
+#include "sections.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -300,7 +301,7 @@ struct elf_file {
 };
 
 #define ELF_CACHE 64
-static struct elf_file elf_cache[ELF_CACHE];
+static struct elf_file elf_cache[ELF_CACHE] UFD_LATE_BSS;
 static unsigned elf_next;      /* entries mapped (map_modules_once's) */
 static unsigned elf_published; /* entries elf_find may read */
 static int elf_parsed[ELF_CACHE];
