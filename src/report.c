@@ -731,8 +731,18 @@ void report_init(void)
 	if (!ufd_sys_is_error((long)p))
 		chunk_pool = p;
 	p = ufd_reserve(NCHUNKS * sizeof(*chunks));
-	if (!ufd_sys_is_error((long)p))
+	if (!ufd_sys_is_error((long)p)) {
+		/* Chunk 0 (0, 1, 2: every process has records there) now:
+		 * the table's page written first, one page fault where
+		 * rec_of's read and then its compare-and-swap took two. */
+		void *c = new_chunk();
+
+		if (!ufd_sys_is_error((long)c)) {
+			((struct fdrec **)p)[0] = c;
+			chunks_end = 1;
+		}
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
+	}
 	each_given(name_given, NULL);
 	pthread_atfork(NULL, NULL, report_fork_child);
 	/* Started under a filter (inherited across exec): no later chance. */
