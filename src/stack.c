@@ -16,7 +16,7 @@
  * binding at load, reports or not.
  *
  * The modules' files are mapped for their symbols once, at the first
- * report (stack_symbolize), not at start-up: 13 system calls and three
+ * report (stack_symbolize), not at start-up: a dozen system calls and three
  * mappings that a process without a report never uses.  A report under
  * a seccomp filter makes no system call but its write (issue 23), so
  * they are mapped before a filter goes in as well (stack_load_unwinder),
