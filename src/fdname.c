@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 
+#include "reserve.h"
 #include "sys.h"
 #include "text.h"
 
@@ -44,16 +45,12 @@ int fdname_init(void)
 
 	if (arena)
 		return 0;
-	a = ufd_sys_mmap(NULL, ARENA_BYTES, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	a = ufd_reserve(ARENA_BYTES);
 	if (ufd_sys_is_error((long)a))
 		return (int)(long)a;
-	s = ufd_sys_mmap(NULL, (FIRST + SLOTS) * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (ufd_sys_is_error((long)s)) {
-		ufd_sys_munmap(a, ARENA_BYTES);
-		return (int)(long)s;
-	}
+	s = ufd_reserve((FIRST + SLOTS) * sizeof(uint32_t));
+	if (ufd_sys_is_error((long)s))
+		return (int)(long)s; /* (the arena stays reserved, unused) */
 	first = s;
 	slots = first + FIRST;
 	__atomic_store_n(&arena, (char *)a, __ATOMIC_RELEASE);

@@ -24,6 +24,8 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <linux/magic.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -33,6 +35,7 @@
 #include "report_group.h"
 #include "report_probe.h"
 #include "report_suppress.h"
+#include "reserve.h"
 #include "settings.h"
 #include "stack.h"
 #include "sys.h"
@@ -145,7 +148,10 @@ uint32_t gettid_raw(void)
 	return my_tid;
 }
 
-/* A copy of fd's record, all zero if it has none. */
+static uint32_t name_now(int fd, struct fdrec *p);
+
+/* A copy of fd's record, all zero if it has none; its name read now if
+ * it was left for later (name_now). */
 static struct fdrec rec_copy(int fd)
 {
 	struct fdrec r = { 0 }, *p = rec_of(fd, 0);
@@ -159,7 +165,7 @@ static struct fdrec rec_copy(int fd)
 		r.closed_call = GET(p->closed_call);
 		r.state = GET(p->state);
 		r.inherit = GET(p->inherit);
-		r.name = GET(p->name);
+		r.name = name_now(fd, p);
 		r.made_epoch = GET(p->made_epoch);
 		r.closed_epoch = GET(p->closed_epoch);
 	}
@@ -226,7 +232,7 @@ uint32_t report_name_of(int fd)
 	int of = fd >= 0 && vfd_guarded(fd) && !vfd_in_space(fd) ? vfd_owner(fd) : -1;
 	struct fdrec *p = rec_of(of >= 0 ? of : fd, 0);
 
-	return p ? GET(p->name) : 0;
+	return p ? name_now(of >= 0 ? of : fd, p) : 0;
 }
 
 /* The path of a character device that fstat may say without /proc:
@@ -313,22 +319,50 @@ static int each_given(void (*each)(int fd, void *ctx), void *ctx)
 	return 0;
 }
 
-/* Name the descriptors the program was given (0, 1, 2 and any other),
- * while it is not yet sandboxed: reports of their numbers then say what
- * they were.  Their records stay "unknown" otherwise (not made by the
- * program). */
+/*
+ * A name of a descriptor the program was given, not read yet: its record
+ * says so from start-up (name_given), and the name is read when first
+ * needed (name_now): at the descriptor's close or dup, a report of it,
+ * or before a seccomp filter goes in (report_before_sandbox).  Reading
+ * them all at start-up cost every process an fstat each, and /proc for
+ * a regular file (readlink of /proc/self/fd/N, whose entries the kernel
+ * then builds for the process and tears down at its exit): a third of
+ * what reports on added to a fork + exec, for names few processes print.
+ */
+#define NAME_LATER UINT32_MAX
+
+/* Mark the descriptors the program was given (0, 1, 2 and any other):
+ * reports of their numbers then say what they were.  Their records stay
+ * "unknown" otherwise (not made by the program). */
 static void name_given(int fd, void *ctx)
 {
-	char buf[FDNAME_MAX];
-	long n;
 	struct fdrec *p;
 
 	(void)ctx;
 	if (fd == report_out_fd())
 		return; /* ufd's own */
+	if (!vfd_is_backing(fd) && (p = rec_of(fd, 1)))
+		SET(p->name, NAME_LATER);
+}
+
+/* p's name (fd's record): read now if it was left for later
+ * (NAME_LATER), through fd, which must still be the one given.  The id,
+ * or 0.  System calls only then (fstat, and /proc for a regular file);
+ * lock-free, async-signal-safe. */
+static uint32_t name_now(int fd, struct fdrec *p)
+{
+	uint32_t id = GET(p->name), later = NAME_LATER;
+	char buf[FDNAME_MAX];
+	long n;
+
+	if (id != NAME_LATER)
+		return id;
 	n = given_name(fd, buf, sizeof(buf));
-	if (n > 0 && !vfd_is_backing(fd) && (p = rec_of(fd, 1)))
-		SET(p->name, fdname_intern(buf, (size_t)n));
+	id = n > 0 ? fdname_intern(buf, (size_t)n) : 0;
+	if (!__atomic_compare_exchange_n(&p->name, &later, id, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		id = later; /* named meanwhile */
+	return id;
 }
 
 void report_created(int fd, enum ufd_call call, int inherit)
@@ -411,6 +445,7 @@ int report_closing(int fd, enum ufd_call call)
 		}
 		return 0;
 	}
+	name_now(fd, p); /* (a given one's, while it is still open) */
 	SET(p->closed_stack, stack_capture());
 	SET(p->closed_tid, tid);
 	SET(p->closed_call, (uint16_t)call);
@@ -692,20 +727,38 @@ void report_init(void)
 	fflush_fn = (int (*)(FILE *))dlsym(RTLD_DEFAULT, "fflush");
 	report_suppress_load(ufd_settings.suppress, ufd_settings.suppress_default);
 	stack_init();
-	p = ufd_sys_mmap(NULL, (size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec),
-			 PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = ufd_reserve((size_t)POOL_CHUNKS * CHUNK * sizeof(struct fdrec));
 	if (!ufd_sys_is_error((long)p))
 		chunk_pool = p;
-	p = ufd_sys_mmap(NULL, NCHUNKS * sizeof(*chunks), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (!ufd_sys_is_error((long)p))
+	p = ufd_reserve(NCHUNKS * sizeof(*chunks));
+	if (!ufd_sys_is_error((long)p)) {
+		/* Chunk 0 (0, 1, 2: every process has records there) now:
+		 * the table's page written first, one page fault where
+		 * rec_of's read and then its compare-and-swap took two. */
+		void *c = new_chunk();
+
+		if (!ufd_sys_is_error((long)c)) {
+			((struct fdrec **)p)[0] = c;
+			chunks_end = 1;
+		}
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
+	}
 	each_given(name_given, NULL);
 	pthread_atfork(NULL, NULL, report_fork_child);
+	/* Started under a filter (inherited across exec): no later chance. */
+	if (ufd_sys6(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == SECCOMP_MODE_FILTER)
+		report_before_sandbox();
 }
 
 void report_before_sandbox(void)
 {
-	stack_load_unwinder(); /* nothing unless reports are on */
+	if (!ufd_settings.report || !chunks)
+		return;
+	stack_load_unwinder();
+	for (int fd = 0; fd < GIVEN_BELOW; fd++) {
+		struct fdrec *p = rec_of(fd, 0);
+
+		if (p)
+			name_now(fd, p);
+	}
 }

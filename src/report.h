@@ -44,9 +44,11 @@
 void report_init(void);
 
 /* A seccomp filter is about to go in (prctl or seccomp through the
- * wrappers): load now what a later report or capture would make system
- * calls for (stack_load_unwinder), since the filter may refuse them.  Does
- * nothing with reports off.  Not async-signal-safe. */
+ * wrappers), or was in at start-up: load now what a later report or
+ * capture would make system calls for (stack_load_unwinder: libgcc's
+ * unwinder, the modules' symbols; the names of the descriptors the
+ * program was given), since the filter may refuse them.  Does nothing
+ * with reports off.  Not async-signal-safe. */
 void report_before_sandbox(void);
 
 /* report_init's fork handler, in a fork child (also _Fork's, which runs

@@ -23,6 +23,7 @@
 #include "report_summary.h"
 #include "settings.h"
 #include "stack.h"
+#include "sections.h"
 #include "sys.h"
 #include "text.h"
 #include "vfd_table.h"
@@ -61,7 +62,7 @@ static void unlock_reports(void)
 }
 
 #define OUT_MAX 65536
-static char out[OUT_MAX]; /* the report being written; the lock held */
+static char out[OUT_MAX] UFD_LATE_BSS; /* the report being written; the lock held */
 static size_t out_len;
 
 static void o_mem(const char *s, size_t n)
@@ -120,7 +121,7 @@ struct sym_stack {
 
 /* Three stacks at most per report (the call's, the close's, the
  * making's); the lock held. */
-static struct sym_stack stacks[3];
+static struct sym_stack stacks[3] UFD_LATE_BSS;
 
 static void symbolize(uint32_t id, struct sym_stack *s)
 {
@@ -280,7 +281,7 @@ static void o_parts(const struct report *r, const struct sym_stack *call,
  */
 static int xml_head_done, xml_finished;
 static uint32_t xml_errors;	/* <unique> of the next one */
-static uint32_t xml_counts[1024]; /* reports merged into each <unique> */
+static uint32_t xml_counts[1024] UFD_LATE_BSS; /* reports merged into each <unique> */
 static uint32_t xml_ppid;
 static char xml_exe[256];
 

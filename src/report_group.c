@@ -8,10 +8,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "reserve.h"
 #include "sys.h"
 
 /*
- * One table, mapped at start-up (report_groups_reserve), so that a report
+ * One table, reserved at start-up (report_groups_reserve), so that a report
  * at exit or exec maps nothing: a program under a seccomp filter may not
  * allow mmap.  Its pages are touched only as far as a scan clears them.
  * One scan at a time has it (busy); another at once, or one with more
@@ -24,8 +25,7 @@ static int busy;
 
 void report_groups_reserve(void)
 {
-	void *p = ufd_sys_mmap(NULL, RESERVED_SLOTS * sizeof(struct report_group),
-			       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = ufd_reserve(RESERVED_SLOTS * sizeof(struct report_group));
 
 	if (!ufd_sys_is_error((long)p))
 		reserved = p;

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
 #include <termios.h>
 
 #include "settings.h"
@@ -79,6 +80,12 @@ static int check(int fd)
 	if (ufd_sys_fstat(fd, &st) < 0)
 		return refuse("cannot be examined (fstat failed)", NULL);
 	if (S_ISREG(st.st_mode)) {
+		/* Those file systems have no device (major 0, as tmpfs): a
+		 * file on a disk's needs no fstatfs. */
+		if (major(st.st_dev) != 0) {
+			out_regular = 1;
+			return 0;
+		}
 		if (ufd_sys6(SYS_fstatfs, fd, (long)&fs, 0, 0, 0, 0) < 0)
 			return refuse("cannot be examined (fstatfs failed)", NULL);
 		for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++)
@@ -125,19 +132,21 @@ static int dup_below(int fd, long top, long floor)
  * the program's own numbers, which come from the bottom, meet it only past
  * 1,022 descriptors (its dup2 or close of it moves or keeps it:
  * report_out_make_way).  Below 64, the table a process starts with, a
- * program's 64th descriptor would get 64 where it got 63.  The new
+ * program's 64th descriptor would get 64 where it got 63.  The limit is
+ * asked only when 1,023 is past it (F_DUPFD's EINVAL).  The new
  * descriptor, or fd itself if it cannot move.
  */
 static int place(int fd)
 {
 	struct rlimit rl;
 	long top = 1024;
-	int to;
+	int to = dup_below(fd, top, fd);
 
-	if (ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
-	    rl.rlim_cur < (rlim_t)top)
+	if (to < 0 && ufd_sys6(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, (long)&rl, 0, 0) == 0 &&
+	    rl.rlim_cur < (rlim_t)top) {
 		top = (long)rl.rlim_cur;
-	to = dup_below(fd, top, fd);
+		to = dup_below(fd, top, fd);
+	}
 	if (to < 0)
 		return fd;
 	ufd_sys_close(fd);
@@ -178,8 +187,10 @@ int report_out_open(void)
 		return -1;
 	}
 	/* O_NONBLOCK kept the open from waiting for a FIFO's reader; a
-	 * report waits for room as the program's own output would. */
-	ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
+	 * report waits for room as the program's own output would.  (A
+	 * regular file's writes never wait.) */
+	if (!out_regular)
+		ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
 	out_fd = place(fd);
 	if (out_regular &&
 	    ufd_sys6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0) == 0)

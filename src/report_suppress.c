@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "sections.h"
 #include "sys.h"
 
 /* A rules file larger than this is read up to it (and says so). */
@@ -40,9 +41,9 @@ struct rule {
 	int first, count;
 };
 
-static struct rule rules[RULES_MAX];
+static struct rule rules[RULES_MAX] UFD_LATE_BSS;
 static int nrules;
-static struct pattern patterns[PATTERNS_MAX];
+static struct pattern patterns[PATTERNS_MAX] UFD_LATE_BSS;
 static int npatterns;
 static const char *libc_path; /* the object of Valgrind's frame 0 */
 
@@ -300,16 +301,27 @@ static void load_text(const char *name, char *text)
 	}
 }
 
-void report_suppress_load(const char *path, int defaults)
+/* The defaults parsed into the tables (writing two of their pages). */
+static void load_defaults(void)
 {
 	static char defaults_text[sizeof(default_rules)];
 
+	memcpy(defaults_text, default_rules, sizeof(default_rules));
+	load_text("(ufd's defaults)", defaults_text);
+}
+
+/* Only the defaults, not parsed yet: at the first report (under the
+ * reports' lock), not in every process. */
+static int defaults_later;
+
+void report_suppress_load(const char *path, int defaults)
+{
 	fnmatch_fn = (int (*)(const char *, const char *, int))dlsym(RTLD_DEFAULT,
 								     "fnmatch");
-	if (defaults) {
-		memcpy(defaults_text, default_rules, sizeof(default_rules));
-		load_text("(ufd's defaults)", defaults_text);
-	}
+	if (defaults && !path)
+		defaults_later = 1;
+	else if (defaults)
+		load_defaults(); /* (first, in the rules' order) */
 	if (path)
 		load_text(path, read_rules(path));
 }
@@ -360,6 +372,10 @@ int report_suppressed(enum report_kind kind, const char *call,
 	struct frame frames[STACK_FRAMES + 1];
 	int nf = 0;
 
+	if (defaults_later) {
+		defaults_later = 0;
+		load_defaults();
+	}
 	if (!nrules)
 		return 0;
 	/* libc's path, found at the first report, not at start-up: dladdr

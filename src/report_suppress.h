@@ -44,7 +44,8 @@ void report_suppress_load(const char *path, int defaults);
  * Is a report of kind suppressed?  call is the name of the call the stack
  * is of (Valgrind's frame 0: "close" for a double close, "open" for a
  * leak made by open), sym[0..n) its frames, innermost first.  Reads the
- * rules only (loaded before the program ran): no lock, no system call.
+ * rules only (loaded before the program ran; ufd's defaults alone, at the
+ * first call): no system call.  Under the reports' lock.
  */
 int report_suppressed(enum report_kind kind, const char *call,
 		      const struct stack_symbol *sym, int n);

@@ -24,6 +24,18 @@
  * placed: name the array.
  */
 #define UFD_STARTUP_DATA __attribute__((section(".text.startup.data")))
+/*
+ * Large zeroed arrays that a process uses late if at all (the reports'
+ * buffers, the suppressions' tables, the unwinder's cache): after .bss
+ * (x86_64's .lbss, in the same segment), so that they do not spread the
+ * small variables written at start-up over more pages (each a page fault
+ * in every process with reports on: 8 pages, with the arrays between).
+ */
+#if defined(__x86_64__)
+#define UFD_LATE_BSS __attribute__((section(".lbss.ufd")))
+#else
+#define UFD_LATE_BSS
+#endif
 
 /*
  * Zeroed data that start-up (or exit) reads or writes in every process:

@@ -52,8 +52,6 @@
  * over the rows tests without a table of the stubs' addresses (304
  * relocations at every start-up). */
 #define STUB __attribute__((section("ufd_stubs"), noinline))
-extern const char __start_ufd_stubs[] UFD_HIDDEN;
-extern const char __stop_ufd_stubs[] UFD_HIDDEN;
 
 /* The next definition of row call's function after this library:
  * libc's.  The kept objects' answer (async-signal-safe: any function libc
@@ -445,4 +443,28 @@ UFD_EARLY void ufd_shim_resolve(enum ufd_call call)
 
 	resolve_call(call, 0);
 	errno = saved;
+}
+
+/* The real function of row call, looked up as its stub would (the kept
+ * tables, else dlsym, else the stand-in for a function libc lacks),
+ * whatever the row's pointer holds now.  For a function put in front of
+ * a row before its first use (ufd_shim_put_front_lazy).  Keeps errno. */
+UFD_EARLY __attribute__((cold)) void *ufd_shim_real(enum ufd_call call)
+{
+	int saved = errno;
+	void *fn = NULL;
+
+	switch (call) {
+#define UFD_WRAP(name, ret, err, params, args, fds) \
+	UFD_HAND(name, ret, err, params, args, "")
+#define UFD_HAND(name, ret, err, params, args, why)                       \
+	case UFD_CALL_##name:                                             \
+		fn = lookup_real(UFD_CALL_##name, (void *)missing_##name); \
+		break;
+#include "calls.def"
+	case UFD_NCALLS:
+		break;
+	}
+	errno = saved;
+	return fn;
 }

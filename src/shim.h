@@ -143,6 +143,22 @@ void ufd_shim_resolve(enum ufd_call call);
 		__atomic_store_n(&ufd_reals.r_##name, (fn), __ATOMIC_RELEASE); \
 	} while (0)
 
+/*
+ * The real function of row call as its stub finds it, whatever the row's
+ * pointer holds now: for a function put in front of a row before its
+ * first use, without resolving it, so that a process pays the look-up
+ * only for the rows it calls (the sanitizer's 200-odd, shim_report.c).
+ * Async-signal-safe as the stubs are: the kept tables answer every row
+ * that can be still at its stub; dlsym only for a function libc lacks.
+ * Keeps errno.
+ */
+void *ufd_shim_real(enum ufd_call call);
+
+/* The stubs' section (shim.c): a row's pointer into it is a row not
+ * resolved yet. */
+extern const char __start_ufd_stubs[] UFD_HIDDEN;
+extern const char __stop_ufd_stubs[] UFD_HIDDEN;
+
 /* At start-up, after ufd_shim_init and random mode's close, only under
  * UFD_REPORT: the sanitizer's checking functions in front of the real
  * ones (shim_report.c). */

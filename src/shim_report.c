@@ -11,7 +11,8 @@
  * ufd_shim_init), so a process without UFD_REPORT runs the wrappers as
  * they are, at their instruction counts.  Each saves the pointer it
  * replaces and calls that: another checking function put in front
- * earlier (UFD_MODE=random's close) keeps working.
+ * earlier (UFD_MODE=random's close) keeps working.  A row not resolved
+ * yet stays so until its first call (CALL_ON).
  *
  * The wrappers call the real function with descriptors translated: a
  * closed virtual number reaches it as itself (vfd_translate has nothing
@@ -30,6 +31,41 @@
 #include "report.h"
 #include "report_out.h"
 
+/* fn in row call's pointer, without resolving the row: the function it
+ * replaced, or NULL where that was still the row's stub (shim.h). */
+static void *put_front_lazy(enum ufd_call call, void *fn)
+{
+	const char *was = __atomic_exchange_n(&ufd_reals.slot[call], fn, __ATOMIC_ACQ_REL);
+
+	return was >= __start_ufd_stubs && was < __stop_ufd_stubs ? NULL : (void *)was;
+}
+
+/*
+ * The function a checker calls on: prev, the function it was put in front
+ * of (put_front_lazy), or, while prev is NULL (the row was still
+ * at its stub), the row's real function, looked up on this first call
+ * and kept in prev.  Async-signal-safe as the row's stub is; a race
+ * stores the same pointer twice.  So a process pays the look-up only for
+ * the rows it calls, not for 200-odd at start-up (60,000 instructions,
+ * and dlsym's heap for a name libc lacks, in every process).
+ */
+static void *first_call(enum ufd_call call, void **prev)
+{
+	void *fn = ufd_shim_real(call);
+
+	__atomic_store_n(prev, fn, __ATOMIC_RELAXED);
+	return fn;
+}
+
+#define CALL_ON(name, prev)                                                    \
+	({                                                                     \
+		__typeof__(prev) f_ = __atomic_load_n(&(prev), __ATOMIC_RELAXED); \
+		__builtin_expect(f_ != NULL, 1)                                \
+			? f_                                                   \
+			: (__typeof__(prev))first_call(UFD_CALL_##name,        \
+						       (void **)&(prev));      \
+	})
+
 /* Each FD(x) of a generated row's fds is looked up when the call fails
  * with EBADF. */
 #define FD(arg) report_ebadf(arg, call_);
@@ -40,7 +76,7 @@
 	static ret (*prev_##name) params;                                   \
 	__attribute__((unused)) static ret check_##name params              \
 	{                                                                   \
-		ret r_ = prev_##name args;                                  \
+		ret r_ = CALL_ON(name, prev_##name) args;                                  \
 		if (__builtin_expect(r_ == (ret)(err), 0) && errno == EBADF) { \
 			__attribute__((unused)) enum ufd_call call_ =       \
 				UFD_CALL_##name;                            \
@@ -55,7 +91,7 @@
 	static ret (*prev_##name) params;                               \
 	static ret check_##name params                                  \
 	{                                                               \
-		ret r_ = prev_##name args;                              \
+		ret r_ = CALL_ON(name, prev_##name) args;                              \
 		if (__builtin_expect(r_ < 0, 0) && errno == EBADF) {    \
 			report_ebadf(fd, UFD_CALL_##name);              \
 			errno = EBADF;                                  \
@@ -79,7 +115,7 @@ CHECK_FIRST(recvmsg, ssize_t, (int fd, struct msghdr *msg, int flags),
 	static int (*prev_at_##name) params;                                     \
 	static int check_at_##name params                                        \
 	{                                                                        \
-		int r_ = prev_at_##name args;                                    \
+		int r_ = CALL_ON(name, prev_at_##name) args;                                    \
 		if (__builtin_expect(r_ < 0, 0) && errno == EBADF) {             \
 			report_ebadf_args(fd, UFD_CALL_##name, flags, path);     \
 			errno = EBADF;                                           \
@@ -112,7 +148,7 @@ static int check_close(int fd)
 		return -1;
 	}
 	recorded = report_closing(fd, UFD_CALL_close);
-	if (prev_close(fd) == 0)
+	if (CALL_ON(close, prev_close)(fd) == 0)
 		return 0;
 	if (recorded && errno == EBADF) {
 		report_close_failed(fd);
@@ -131,7 +167,7 @@ static int check_dup2(int oldfd, int newfd)
 
 	if (oldfd != newfd)
 		report_out_make_way(newfd);
-	r = prev_dup2(oldfd, newfd);
+	r = CALL_ON(dup2, prev_dup2)(oldfd, newfd);
 
 	if (r >= 0) {
 		fdname_pending(UFD_CALL_dup2, report_name_of(oldfd), 0, 1);
@@ -150,7 +186,7 @@ static int check_dup3(int oldfd, int newfd, int flags)
 
 	if (oldfd != newfd)
 		report_out_make_way(newfd);
-	r = prev_dup3(oldfd, newfd, flags);
+	r = CALL_ON(dup3, prev_dup3)(oldfd, newfd, flags);
 
 	if (r >= 0) {
 		fdname_pending(UFD_CALL_dup3, report_name_of(oldfd), 0, 1);
@@ -175,7 +211,7 @@ static int check_dup3(int oldfd, int newfd, int flags)
 		va_start(ap, cmd);                                       \
 		arg = va_arg(ap, void *);                                \
 		va_end(ap);                                              \
-		r = prev_##name(fd, cmd, arg);                           \
+		r = CALL_ON(name, prev_##name)(fd, cmd, arg);                           \
 		if (r == 0 && cmd == F_SETFD && !((long)arg & FD_CLOEXEC)) \
 			report_inherit(fd);                              \
 		else if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) \
@@ -200,7 +236,7 @@ static int check_ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	r = prev_ioctl(fd, request, arg);
+	r = CALL_ON(ioctl, prev_ioctl)(fd, request, arg);
 	if (r == 0 && request == FIONCLEX)
 		report_inherit(fd);
 	else if (r < 0 && errno == EBADF) {
@@ -324,7 +360,7 @@ static int check_select(int nfds, fd_set *r, fd_set *w, fd_set *e,
 
 	if (nfds > FD_SETSIZE)
 		ufd_report_select_wide(UFD_CALL_select, nfds, r, w, e);
-	ret = prev_select(nfds, r, w, e, timeout);
+	ret = CALL_ON(select, prev_select)(nfds, r, w, e, timeout);
 	if (ret < 0 && errno == EBADF) {
 		ufd_report_select_ebadf(UFD_CALL_select, nfds, r, w, e, 1);
 		errno = EBADF;
@@ -339,7 +375,7 @@ static int check_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 
 	if (nfds > FD_SETSIZE)
 		ufd_report_select_wide(UFD_CALL_pselect, nfds, r, w, e);
-	ret = prev_pselect(nfds, r, w, e, timeout, mask);
+	ret = CALL_ON(pselect, prev_pselect)(nfds, r, w, e, timeout, mask);
 	if (ret < 0 && errno == EBADF) {
 		ufd_report_select_ebadf(UFD_CALL_pselect, nfds, r, w, e, 1);
 		errno = EBADF;
@@ -381,7 +417,7 @@ static int (*prev___ppoll_chk)(struct pollfd *, nfds_t, const struct timespec *,
 
 static int check_poll(struct pollfd *fds, nfds_t n, int timeout)
 {
-	int r = prev_poll(fds, n, timeout);
+	int r = CALL_ON(poll, prev_poll)(fds, n, timeout);
 
 	if (r > 0)
 		poll_nval(fds, n, UFD_CALL_poll);
@@ -391,7 +427,7 @@ static int check_poll(struct pollfd *fds, nfds_t n, int timeout)
 static int check_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		       const sigset_t *mask)
 {
-	int r = prev_ppoll(fds, n, ts, mask);
+	int r = CALL_ON(ppoll, prev_ppoll)(fds, n, ts, mask);
 
 	if (r > 0)
 		poll_nval(fds, n, UFD_CALL_ppoll);
@@ -400,7 +436,7 @@ static int check_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 
 static int check___poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t len)
 {
-	int r = prev___poll_chk(fds, n, timeout, len);
+	int r = CALL_ON(__poll_chk, prev___poll_chk)(fds, n, timeout, len);
 
 	if (r > 0)
 		poll_nval(fds, n, UFD_CALL_poll);
@@ -410,7 +446,7 @@ static int check___poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t le
 static int check___ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 			     const sigset_t *mask, size_t len)
 {
-	int r = prev___ppoll_chk(fds, n, ts, mask, len);
+	int r = CALL_ON(__ppoll_chk, prev___ppoll_chk)(fds, n, ts, mask, len);
 
 	if (r > 0)
 		poll_nval(fds, n, UFD_CALL_ppoll);
@@ -426,14 +462,14 @@ static long int check_fdelt_chk(long int d)
 {
 	if ((unsigned long)d >= FD_SETSIZE)
 		report_fd_set((int)d, UFD_CALL___fdelt_chk);
-	return prev___fdelt_chk(d);
+	return CALL_ON(__fdelt_chk, prev___fdelt_chk)(d);
 }
 
 static long int check_fdelt_warn(long int d)
 {
 	if ((unsigned long)d >= FD_SETSIZE)
 		report_fd_set((int)d, UFD_CALL___fdelt_warn);
-	return prev___fdelt_warn(d);
+	return CALL_ON(__fdelt_warn, prev___fdelt_warn)(d);
 }
 
 /* ---- what new descriptors refer to ---- */
@@ -443,7 +479,7 @@ static long int check_fdelt_warn(long int d)
 	static ret (*prevn_##name) params;                                \
 	static ret name_##name params                                     \
 	{                                                                 \
-		ret r_ = prevn_##name args;                               \
+		ret r_ = CALL_ON(name, prevn_##name) args;                               \
 		if (ok)                                                   \
 			fdname_pending(UFD_CALL_##name, (id), 0, 1);      \
 		return r_;                                                \
@@ -461,7 +497,7 @@ static long int check_fdelt_warn(long int d)
 		va_start(ap, flags);                                      \
 		mode = va_arg(ap, mode_t);                                \
 		va_end(ap);                                               \
-		r_ = prevn_##name(UFD_UNPAREN args, mode);                \
+		r_ = CALL_ON(name, prevn_##name)(UFD_UNPAREN args, mode);                \
 		if (r_ >= 0)                                              \
 			fdname_pending(UFD_CALL_##name,                   \
 				       fdname_path(report_name_of(dir), path), 0, 1); \
@@ -539,7 +575,7 @@ static void name_ends(enum ufd_call call)
 
 static int name_pipe(int fds[2])
 {
-	int r = prevn_pipe(fds);
+	int r = CALL_ON(pipe, prevn_pipe)(fds);
 
 	if (r == 0)
 		name_ends(UFD_CALL_pipe);
@@ -548,7 +584,7 @@ static int name_pipe(int fds[2])
 
 static int name_pipe2(int fds[2], int flags)
 {
-	int r = prevn_pipe2(fds, flags);
+	int r = CALL_ON(pipe2, prevn_pipe2)(fds, flags);
 
 	if (r == 0)
 		name_ends(UFD_CALL_pipe2);
@@ -557,7 +593,7 @@ static int name_pipe2(int fds[2], int flags)
 
 static int name_socketpair(int domain, int type, int protocol, int sv[2])
 {
-	int r = prevn_socketpair(domain, type, protocol, sv);
+	int r = CALL_ON(socketpair, prevn_socketpair)(domain, type, protocol, sv);
 
 	if (r == 0) {
 		uint32_t id = fdname_socket(domain, type);
@@ -567,8 +603,11 @@ static int name_socketpair(int domain, int type, int protocol, int sv[2])
 	return r;
 }
 
-#define INSTALL(name) UFD_REAL_PUT_FRONT(name, check_##name, prev_##name)
-#define INSTALL_NAMED(name) UFD_REAL_PUT_FRONT(name, name_##name, prevn_##name)
+/* fn in front of row name, prev what it calls on (CALL_ON). */
+#define PUT_FRONT(name, fn, prev) \
+	((prev) = (__typeof__(prev))put_front_lazy(UFD_CALL_##name, (void *)(fn)))
+#define INSTALL(name) PUT_FRONT(name, check_##name, prev_##name)
+#define INSTALL_NAMED(name) PUT_FRONT(name, name_##name, prevn_##name)
 
 void ufd_report_shim_init(void)
 {
@@ -584,9 +623,9 @@ void ufd_report_shim_init(void)
 	if ((0 fds) && !hand_checked(UFD_CALL_##name)) \
 		INSTALL(name);
 #include "calls.def"
-	UFD_REAL_PUT_FRONT(fstatat, check_at_fstatat, prev_at_fstatat);
-	UFD_REAL_PUT_FRONT(fstatat64, check_at_fstatat64, prev_at_fstatat64);
-	UFD_REAL_PUT_FRONT(statx, check_at_statx, prev_at_statx);
+	PUT_FRONT(fstatat, check_at_fstatat, prev_at_fstatat);
+	PUT_FRONT(fstatat64, check_at_fstatat64, prev_at_fstatat64);
+	PUT_FRONT(statx, check_at_statx, prev_at_statx);
 	INSTALL(accept);
 	INSTALL(accept4);
 	INSTALL(dup);
@@ -598,8 +637,8 @@ void ufd_report_shim_init(void)
 	INSTALL(fcntl);
 	INSTALL(fcntl64);
 	INSTALL(ioctl);
-	UFD_REAL_PUT_FRONT(__fdelt_chk, check_fdelt_chk, prev___fdelt_chk);
-	UFD_REAL_PUT_FRONT(__fdelt_warn, check_fdelt_warn, prev___fdelt_warn);
+	PUT_FRONT(__fdelt_chk, check_fdelt_chk, prev___fdelt_chk);
+	PUT_FRONT(__fdelt_warn, check_fdelt_warn, prev___fdelt_warn);
 	INSTALL(select);
 	INSTALL(pselect);
 	INSTALL(poll);

@@ -175,8 +175,13 @@ void ufd_segv_init(void)
 		.mask = 0,
 	};
 
-	if (ufd_sys6(SYS_rt_sigaction, SIGSEGV, 0, (long)&old, sizeof(old.mask), 0, 0) < 0 ||
+	/* Put in and the old one read in one system call: at start-up the
+	 * old one is the default (an exec resets handlers) but where SIGSEGV
+	 * was ignored across it, which is put back (as a handler would be,
+	 * were libufd loaded late by dlopen: a fault in another thread just
+	 * then would meet ufd's, which reports and takes the default). */
+	if (ufd_sys6(SYS_rt_sigaction, SIGSEGV, (long)&mine, (long)&old,
+		     sizeof(mine.mask), 0, 0) == 0 &&
 	    old.handler != (void *)SIG_DFL)
-		return;
-	ufd_sys6(SYS_rt_sigaction, SIGSEGV, (long)&mine, 0, sizeof(mine.mask), 0, 0);
+		ufd_sys6(SYS_rt_sigaction, SIGSEGV, (long)&old, 0, sizeof(old.mask), 0, 0);
 }

@@ -3,7 +3,7 @@
  * stack.c - call stacks for the reports: capture, the depot, symbols
  * (stack.h).
  *
- * The depot is two arrays mapped once at start-up with MAP_NORESERVE, so
+ * The depot is two arrays reserved once at start-up (reserve.h), so
  * only the pages used cost memory: the entries (frames and their hash),
  * filled in order by an atomic counter, and an open-addressing table of
  * entry numbers by hash.  A stack is added with a compare-and-swap on its
@@ -15,10 +15,14 @@
  * not imported: each import of libufd.so costs every process a symbol
  * binding at load, reports or not.
  *
- * No system call after stack_init (issue 23: a report under a seccomp
- * filter makes none but its write): the modules loaded at start-up are
- * mapped there, with the program's path, and a report only reads those
- * mappings; a module loaded later (dlopen) is named by dladdr alone.
+ * The modules' files are mapped for their symbols once, at the first
+ * report (stack_symbolize), not at start-up: a dozen system calls and three
+ * mappings that a process without a report never uses.  A report under
+ * a seccomp filter makes no system call but its write (issue 23), so
+ * they are mapped before a filter goes in as well (stack_load_unwinder),
+ * or at start-up in a process started under one; a module loaded after
+ * that (dlopen) is named by dladdr alone.  (A thread's first report made
+ * while another thread puts a filter in may map some after it.)
  * One exception, once per process: the first capture that unwind.c
  * cannot make (a frame whose unwind rule is not simple: see unwind.h)
  * calls backtrace(), whose first call loads libgcc_s (dlopen, its
@@ -49,6 +53,8 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
+#include "reserve.h"
+#include "sections.h"
 #include "sys.h"
 #include "unwind.h"
 
@@ -93,6 +99,14 @@ static void add_ranges(struct ranges *r, const struct dl_phdr_info *info)
 	}
 }
 
+static int in_ranges(const struct ranges *r, uintptr_t pc)
+{
+	for (int i = 0; i < r->n; i++)
+		if (pc >= r->lo[i] && pc < r->hi[i])
+			return 1;
+	return 0;
+}
+
 static int is_runtime_name(const char *path)
 {
 	static const char *const names[] = { "libasan.", "libtsan.", "libubsan.",
@@ -106,26 +120,30 @@ static int is_runtime_name(const char *path)
 	return 0;
 }
 
+/* libufd's module (its load bias and name, as dl_iterate_phdr gives
+ * them): the one whose code holds stack_init, found by find_ranges
+ * (dladdr's answer, at 13,000 instructions in every process). */
+static struct {
+	uintptr_t addr;
+	const char *name;
+} self_module;
+
 static int find_ranges(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	const struct link_map *self = ctx;
-
 	(void)size;
 	if (!info->dlpi_name)
 		return 0;
-	if (self && info->dlpi_addr == self->l_addr &&
-	    !strcmp(info->dlpi_name, self->l_name))
+	if (!self_ranges.n) {
 		add_ranges(&self_ranges, info);
-	else if (is_runtime_name(info->dlpi_name))
+		if (in_ranges(&self_ranges, (uintptr_t)ctx)) {
+			self_module.addr = info->dlpi_addr;
+			self_module.name = info->dlpi_name;
+			return 0;
+		}
+		self_ranges.n = 0;
+	}
+	if (is_runtime_name(info->dlpi_name))
 		add_ranges(&runtime_ranges, info);
-	return 0;
-}
-
-static int in_ranges(const struct ranges *r, uintptr_t pc)
-{
-	for (int i = 0; i < r->n; i++)
-		if (pc >= r->lo[i] && pc < r->hi[i])
-			return 1;
 	return 0;
 }
 
@@ -135,13 +153,12 @@ static int is_self(uintptr_t pc)
 }
 
 static char exe_path[256]; /* the program's, read at start-up */
-static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx);
+static void program_path(void);
+static void map_modules_once(void);
 
 int stack_init(void)
 {
 	void *p, *q;
-	Dl_info info;
-	struct link_map *self = NULL;
 
 	if (depot)
 		return 0;
@@ -150,30 +167,17 @@ int stack_init(void)
 		RTLD_DEFAULT, "dladdr1");
 	if (!backtrace_fn || !dladdr1_fn)
 		return -ENOSYS;
-	p = ufd_sys_mmap(NULL, DEPOT_ENTRIES * sizeof(struct depot_entry),
-			 PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	p = ufd_reserve(DEPOT_ENTRIES * sizeof(struct depot_entry));
 	if (ufd_sys_is_error((long)p))
 		return (int)(long)p;
-	q = ufd_sys_mmap(NULL, DEPOT_SLOTS * sizeof(uint32_t),
-			 PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (ufd_sys_is_error((long)q)) {
-		ufd_sys_munmap(p, DEPOT_ENTRIES * sizeof(struct depot_entry));
-		return (int)(long)q;
-	}
-	if (!dladdr1_fn((void *)stack_init, &info, (void **)&self, RTLD_DL_LINKMAP))
-		self = NULL;
-	dl_iterate_phdr(find_ranges, self);
+	q = ufd_reserve(DEPOT_SLOTS * sizeof(uint32_t));
+	if (ufd_sys_is_error((long)q))
+		return (int)(long)q; /* (the entries stay reserved, unused) */
+	dl_iterate_phdr(find_ranges, (void *)stack_init);
 	unwind_init();
-	/* (libgcc_s, if backtrace() loads it later, is named by dladdr
-	 * alone: its functions are no frame of a program's.) */
-	dl_iterate_phdr(map_modules, self);
+	program_path();
 	depot_slots = q;
 	__atomic_store_n(&depot, (struct depot_entry *)p, __ATOMIC_RELEASE);
-	/* Started under a filter (inherited across exec): no later chance. */
-	if (ufd_sys6(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == SECCOMP_MODE_FILTER)
-		stack_load_unwinder();
 	return 0;
 }
 
@@ -185,6 +189,7 @@ void stack_load_unwinder(void)
 	if (!__atomic_load_n(&depot, __ATOMIC_ACQUIRE) ||
 	    __atomic_exchange_n(&loaded, 1, __ATOMIC_RELAXED))
 		return;
+	map_modules_once();
 	backtrace_fn(one, 1);
 }
 
@@ -296,8 +301,9 @@ struct elf_file {
 };
 
 #define ELF_CACHE 64
-static struct elf_file elf_cache[ELF_CACHE];
-static unsigned elf_next;
+static struct elf_file elf_cache[ELF_CACHE] UFD_LATE_BSS;
+static unsigned elf_next;      /* entries mapped (map_modules_once's) */
+static unsigned elf_published; /* entries elf_find may read */
 static int elf_parsed[ELF_CACHE];
 
 /* The symbol table of the mapped file f, or leave f->syms NULL. */
@@ -336,7 +342,9 @@ static void elf_tables(struct elf_file *f)
  * found on first use (reading it is no system call), or NULL. */
 static struct elf_file *elf_find(const char *path)
 {
-	for (unsigned i = 0; i < ELF_CACHE && i < elf_next; i++)
+	unsigned n = __atomic_load_n(&elf_published, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; i < ELF_CACHE && i < n; i++)
 		if (elf_cache[i].map && !strcmp(elf_cache[i].path, path)) {
 			if (!elf_parsed[i]) {
 				elf_tables(&elf_cache[i]);
@@ -347,7 +355,7 @@ static struct elf_file *elf_find(const char *path)
 	return NULL;
 }
 
-/* Map the file at path, from stack_init. */
+/* Map the file at path (map_modules_once). */
 static void elf_open(const char *path)
 {
 	struct elf_file *f;
@@ -393,13 +401,13 @@ static int mapped_program(uintptr_t bias)
 }
 
 /*
- * The program's path into exe_path, and its file mapped.  The path the
- * kernel ran (AT_EXECFN, made absolute) when that file is the program (a
- * script's is its interpreter, checked by the entry point): without
- * /proc, whose first use makes the kernel build the process's entries
- * there, and its exit tear them down.  Else /proc/self/exe's link.
+ * The program's path into exe_path, at start-up (a report names the
+ * program by it): the path the kernel ran (AT_EXECFN, made absolute with
+ * the working directory of start-up), without /proc, whose first use
+ * makes the kernel build the process's entries there, and its exit tear
+ * them down.  map_program checks it.
  */
-static void map_program(uintptr_t bias)
+static void program_path(void)
 {
 	const char *run = (const char *)getauxval(AT_EXECFN);
 	size_t len = 0;
@@ -415,8 +423,22 @@ static void map_program(uintptr_t bias)
 		if (len)
 			exe_path[len++] = '/';
 	}
-	if (run && (run[0] == '/' || len) && len + strlen(run) < sizeof(exe_path)) {
+	if (run && (run[0] == '/' || len) && len + strlen(run) < sizeof(exe_path))
 		strcpy(exe_path + len, run);
+	else
+		exe_path[0] = 0;
+}
+
+/*
+ * The program's file mapped: at exe_path when that file is the program
+ * (a script's is its interpreter, checked by the entry point), else at
+ * /proc/self/exe's link, which exe_path becomes.
+ */
+static void map_program(uintptr_t bias)
+{
+	long n;
+
+	if (exe_path[0] == '/') {
 		elf_open(exe_path);
 		if (elf_next && !strcmp(elf_cache[elf_next - 1].path, exe_path) &&
 		    mapped_program(bias))
@@ -430,20 +452,31 @@ static void map_program(uintptr_t bias)
 }
 
 /* dl_iterate_phdr's callback: each module with a file, mapped (the
- * program, first, has no name there), but libufd (ctx: its link map, or
- * NULL), whose frames no stack keeps. */
+ * program, first, has no name there), but libufd, whose frames no stack
+ * keeps. */
 static int map_modules(struct dl_phdr_info *info, size_t size, void *ctx)
 {
-	const struct link_map *self = ctx;
-
 	(void)size;
+	(void)ctx;
 	if (!info->dlpi_name || !info->dlpi_name[0])
 		map_program(info->dlpi_addr);
 	else if (info->dlpi_name[0] == '/' &&
-		 !(self && info->dlpi_addr == self->l_addr &&
-		   !strcmp(info->dlpi_name, self->l_name)))
+		 !(info->dlpi_addr == self_module.addr &&
+		   info->dlpi_name == self_module.name))
 		elf_open(info->dlpi_name);
 	return 0;
+}
+
+/* Each module's file mapped, the first time only: from the first
+ * stack_symbolize (under the reports' lock) or stack_load_unwinder. */
+static void map_modules_once(void)
+{
+	static int mapped;
+
+	if (__atomic_exchange_n(&mapped, 1, __ATOMIC_ACQ_REL))
+		return;
+	dl_iterate_phdr(map_modules, NULL);
+	__atomic_store_n(&elf_published, elf_next, __ATOMIC_RELEASE);
 }
 
 /* The function of f nearest at or below addr (relative to the module's
@@ -481,6 +514,8 @@ int stack_symbolize(uintptr_t pc, struct stack_symbol *s)
 	uintptr_t at = pc - 1;
 
 	memset(s, 0, sizeof(*s));
+	if (dladdr1_fn)
+		map_modules_once();
 	if (!dladdr1_fn || !dladdr1_fn((void *)at, &info, (void **)&lm, RTLD_DL_LINKMAP) ||
 	    !lm)
 		return -ENOENT;

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "sections.h"
+
 #if defined(__x86_64__)
 
 static int (*find_object)(void *, struct dl_find_object *);
@@ -426,7 +428,7 @@ static unsigned find_rule(uintptr_t target)
 
 /* Entries: the address in the low 47 bits, its rule above; 0 is free.
  * In .bss: untouched (no page) in a process that makes no report. */
-static uint64_t cache[CACHE_SLOTS];
+static uint64_t cache[CACHE_SLOTS] UFD_LATE_BSS;
 
 static uint32_t slot_of(uintptr_t key)
 {

@@ -32,7 +32,7 @@ LAYERS = [
      ["sys.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "posix_locks.h", "posix_locks.c", "settings.h", "settings.c",
       "log.h", "log.c", "sections.h", "gnu_hash.h", "calls.def", "calls.h",
       "calls.c", "symbols.h",
-      "symbols.c", "stack.h", "stack.c", "unwind.h", "unwind.c", "escape.h", "escape.c", "ufd.h"]),
+      "symbols.c", "reserve.h", "reserve.c", "stack.h", "stack.c", "unwind.h", "unwind.c", "escape.h", "escape.c", "ufd.h"]),
     ("fdmap", "the descriptor map and the reverse map, pure data structures",
      ["fdmap.h", "fdmap.c", "revmap.h", "revmap.c"]),
     ("placement", "where backing descriptors live; the kernel's limit",
