@@ -34,8 +34,11 @@ extern char **environ;
 
 /* Whether the environment holds any UFD_* variable: most processes have
  * none, and then no setting need be looked for (each look-up would scan
- * the whole environment again, at every start-up). */
-static int any_setting;
+ * the whole environment again, at every start-up).  Read at every
+ * start-up, mostly never written: in .data, whose page the loader's
+ * relocations have written already, not on a .bss page, where the read
+ * and a later write to the page are two faults. */
+static int any_setting __attribute__((section(".data")));
 
 /* The value of setting `name`, or NULL: secure_getenv, once there is any
  * UFD_* variable at all. */
