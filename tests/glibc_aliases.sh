@@ -22,4 +22,10 @@ env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" UFD_MODE=all \
 	{ cat "$tmp/ufd.out"; fail "the run under UFD_MODE=all failed"; }
 diff -u "$tmp/bare.out" "$tmp/ufd.out" ||
 	fail "under UFD_MODE=all the calls do not do what they do without ufd"
+# __sysconf, where ufd holds the kernel's limit above the application's.
+bare=$(env LD_PRELOAD="$preload_extra" "$prog" "$tmp/bare" limit) ||
+	fail "limit: the run without ufd failed"
+ufd=$(env LD_PRELOAD="${preload_extra:+$preload_extra }$lib" "$prog" "$tmp/ufd" limit) ||
+	fail "limit: the run under ufd failed"
+[ "$bare" = "$ufd" ] || fail "limit: without ufd '$bare', under ufd '$ufd'"
 echo "ok: $(wc -l <"$tmp/bare.out") lines the same"
