@@ -46,7 +46,6 @@ int __pipe(int fds[2]);
 int __poll(struct pollfd *fds, nfds_t n, int timeout);
 int __select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t);
 int __connect(int fd, const struct sockaddr *addr, socklen_t len);
-ssize_t __send(int fd, const void *buf, size_t n, int flags);
 void __backtrace_symbols_fd(void *const *buffer, int size, int fd);
 long __sysconf(int name);
 mqd_t __mq_open_2(const char *name, int oflag);
@@ -57,10 +56,18 @@ FILE *_IO_fopen(const char *path, const char *mode);
 FILE *_IO_fdopen(int fd, const char *mode);
 FILE *_IO_popen(const char *command, const char *mode);
 int _IO_fclose(FILE *fp);
-/* llseek, which glibc keeps for old programs only (no default version):
- * referred to as they do. */
+/* llseek, and on aarch64 __send, which glibc keeps for old programs only
+ * (no default version): referred to as they do, by their first
+ * version. */
+#ifdef __aarch64__
+#define FIRST_GLIBC "GLIBC_2.17"
+#else
+#define FIRST_GLIBC "GLIBC_2.2.5"
+#endif
 off64_t llseek_old(int fd, off64_t off, int whence);
-__asm__(".symver llseek_old, llseek@GLIBC_2.2.5");
+__asm__(".symver llseek_old, llseek@" FIRST_GLIBC);
+ssize_t send_old(int fd, const void *buf, size_t n, int flags);
+__asm__(".symver send_old, __send@" FIRST_GLIBC);
 
 static int want_virtual, failed;
 
@@ -215,7 +222,7 @@ int main(int argc, char **argv)
 	SHOW(bind(lsn, (struct sockaddr *)&sun, sizeof(sun)));
 	s[0] = SHOW_FD(socket(AF_UNIX, SOCK_DGRAM, 0));
 	SHOW(__connect(s[0], (struct sockaddr *)&sun, sizeof(sun)));
-	SHOW(__send(s[0], "dgram", 5, 0));
+	SHOW(send_old(s[0], "dgram", 5, 0)); /* __send */
 	SHOW(recv(lsn, buf, sizeof(buf), MSG_DONTWAIT));
 
 	/* Stack symbols written to a descriptor. */
