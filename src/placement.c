@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "posix_locks.h"
+#include "settings.h"
 #include "sys.h"
 
 
@@ -132,7 +133,12 @@ static int apply(rlim_t soft, rlim_t hard)
 	rlim_t room = 0;
 	int r;
 
-	if (soft <= ROOM_SOFT_MAX && hard > soft) {
+	/* Under UFD_MODE=all, no room: the backing descriptors go below the
+	 * limit, so that the kernel's count stays the program's (its
+	 * descriptors, real and virtual, at most its soft limit, as
+	 * without ufd), for free; every new descriptor is virtual there, so
+	 * no sequence of real numbers is in their way. */
+	if (soft <= ROOM_SOFT_MAX && hard > soft && !ufd_settings.mode_all) {
 		room = hard - soft;
 		if (room > soft)
 			room = soft;

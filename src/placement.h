@@ -12,7 +12,8 @@
  *    gives the application, which still sees S (getrlimit, prlimit,
  *    sysconf(_SC_OPEN_MAX), getdtablesize) and gets the kernel's errors
  *    at S (ufd_app_nofile).  An exec runs with S again.
- *  - Below it otherwise (soft = hard, S over 64Ki, or the room full): the
+ *  - Below it otherwise (UFD_MODE=all, soft = hard, S over 64Ki, or the
+ *    room full): the
  *    top 256 numbers under min(S, 64Ki) first, then regions doubling
  *    downward, never under 3; F_DUPFD never takes a number in use, and the
  *    top region is tried first each time, so the region moves back up as

@@ -222,18 +222,23 @@ const char *ufd_path(const char *path, char *buf, size_t size);
 int ufd_path_is_fd_dir(const char *path);
 
 /*
- * Under UFD_MODE=all, the descriptor of a stream libc has just made
- * (fopen, freopen, tmpfile, popen; fp may be NULL) becomes virtual, and
- * the stream moves onto its backing descriptor, as fdopen's on a virtual
- * descriptor is: fileno gives the virtual one.  Standard streams and
- * streams UFD_EXCLUDE names stay real.  Keeps errno.  shim_stream.c.
+ * The descriptor of a stream libc has just made with its own calls
+ * (fopen, freopen, tmpfile, popen; fp may be NULL), finished as a new
+ * descriptor: under UFD_MODE=all it becomes virtual, and the stream
+ * moves onto its backing descriptor, as fdopen's on a virtual descriptor
+ * is: fileno gives the virtual one.  Standard streams and streams
+ * UFD_EXCLUDE names stay real.  Past the application's limit (libc's
+ * open got a number in ufd's room), the descriptor is closed, the stream
+ * freed and NULL returned with EMFILE, as without ufd (popen's wrapper
+ * checks before: pclose must wait for its child).  Returns fp, or NULL
+ * with errno; else keeps errno.  shim_stream.c.
  */
-void ufd_stream_made(FILE *fp, enum ufd_call call);
+FILE *ufd_stream_made(FILE *fp, enum ufd_call call);
 
 /* ufd_stream_made for a stream whose descriptor libc made close-on-exec
  * (cloexec 1) or not (0), as its mode said: UFD_MODE=random need not ask
  * the kernel (-1: as ufd_stream_made). */
-void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec);
+FILE *ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec);
 
 /*
  * Streams on virtual descriptors (shim_stream_closed.c; while there is

@@ -69,3 +69,7 @@ UFD_PUBLIC int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 		vfd_shared_clone_end();
 	return r;
 }
+
+/* glibc's second name of clone (shim_alias.c). */
+UFD_PUBLIC int __clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+	__attribute__((alias("clone"), copy(clone)));

@@ -13,6 +13,7 @@
 
 #include "exec_names.h"
 #include "shim_exec.h"
+#include "sys.h"
 #include "vfd_table.h"
 
 extern char **environ;
@@ -199,13 +200,39 @@ UFD_PUBLIC int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions
  * complete array or the other).  glibc's popen returns once the child has
  * exec'd, so the table is locked only that long.
  */
+/*
+ * While the kernel's limit is raised above the application's
+ * (placement.h), glibc's pipe could get numbers in ufd's room where,
+ * without ufd, the kernel would fail it (EMFILE) before any child ran:
+ * asked first with a pipe of ufd's own, which gets the numbers glibc's
+ * will.  Returns 0, or -EMFILE when either is past the application's
+ * limit.  A process's other threads may take numbers meanwhile: the
+ * stream's descriptor is checked again after (popen).
+ */
+static int popen_room(void)
+{
+	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+	int p[2], r = 0;
+
+	if (__builtin_expect(limit == UINT_MAX, 1) ||
+	    ufd_sys3(SYS_pipe2, (long)p, O_CLOEXEC, 0) < 0)
+		return 0; /* glibc's fails as it will */
+	if ((unsigned)p[0] >= limit || (unsigned)p[1] >= limit)
+		r = -EMFILE;
+	ufd_sys_close(p[0]);
+	ufd_sys_close(p[1]);
+	return r;
+}
+
 UFD_PUBLIC FILE *popen(const char *command, const char *mode)
 {
 	struct exec_env x;
 	char **env, **saved = environ;
 	FILE *fp;
-	int r = exec_env_make(&x, environ, 1, ufd_settings.inherit, &env);
+	int r = popen_room();
 
+	if (r == 0)
+		r = exec_env_make(&x, environ, 1, ufd_settings.inherit, &env);
 	if (r < 0) {
 		errno = -r;
 		return NULL;
@@ -214,8 +241,14 @@ UFD_PUBLIC FILE *popen(const char *command, const char *mode)
 	fp = UFD_REAL(popen)(command, mode);
 	environ = saved;
 	exec_env_done(&x);
-	ufd_stream_made(fp, UFD_CALL_popen);
-	return fp;
+	/* Past the limit after all (another thread): the child is waited
+	 * for, as ufd_stream_made cannot (glibc's pclose must close it). */
+	if (fp && (unsigned)fp->_fileno >= __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED)) {
+		UFD_REAL(pclose)(fp);
+		errno = EMFILE;
+		return NULL;
+	}
+	return ufd_stream_made(fp, UFD_CALL_popen);
 }
 
 /*

@@ -69,34 +69,57 @@ static int mode_says_cloexec(const char *mode)
 	return 0;
 }
 
-void ufd_stream_made(FILE *fp, enum ufd_call call)
+FILE *ufd_stream_made(FILE *fp, enum ufd_call call)
 {
-	ufd_stream_made_known(fp, call, -1);
+	return ufd_stream_made_known(fp, call, -1);
 }
 
-void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec)
+/* fp, whose descriptor newfd closed (past the application's limit): the
+ * stream freed without closing the number again, which another thread
+ * may have been given since (glibc's fclose closes no descriptor -1). */
+static void stream_drop(FILE *fp)
+{
+	int saved = errno;
+
+	fp->_fileno = -1;
+	UFD_REAL(fclose)(fp);
+	errno = saved;
+}
+
+FILE *ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec)
 {
 	int fd, vfd, backing, saved;
 
-	if (__builtin_expect(!ufd_settings.mode_all && !ufd_settings.mode_random, 1) ||
-	    !fp) {
-		if (__builtin_expect(ufd_settings.report != NULL, 0) && fp)
-			report_created(fp->_fileno, call, 0);
-		return;
-	}
+	if (!fp)
+		return NULL;
 	/* _fileno: the stream's descriptor, in glibc's FILE (struct
 	 * _IO_FILE, part of its installed ABI), which every stream
-	 * operation uses.  Standard streams stay; a stream already on a
-	 * backing descriptor (fdopen of a virtual one, freopen of such a
-	 * stream) is virtual already. */
+	 * operation uses. */
 	fd = fp->_fileno;
+	if (__builtin_expect(!ufd_settings.mode_all && !ufd_settings.mode_random, 1) &&
+	    (unsigned)fd < __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED)) {
+		if (__builtin_expect(ufd_settings.report != NULL, 0))
+			report_created(fd, call, 0);
+		return fp;
+	}
+	/* Standard streams stay; a stream already on a backing descriptor
+	 * (fdopen of a virtual one, freopen of such a stream) is virtual
+	 * already. */
 	if (fd <= 2 || (vfd_guarded(fd) && vfd_owner(fd) >= 0)) {
 		if (ufd_settings.report)
 			report_created(fd <= 2 ? fd : vfd_owner(fd), call, 0);
-		return;
+		return fp;
 	}
 	saved = errno;
-	vfd = newfd_finish_known(fd, 0, call, cloexec); /* virtual, or moved (random) */
+	/* Virtual, or moved (random); past the application's limit (libc's
+	 * own open got a number in ufd's room), closed: EMFILE, as the
+	 * kernel would have failed libc's open. */
+	vfd = newfd_finish_flagged(fd, 0, 0, 0, call, cloexec);
+	if (vfd < 0) {
+		stream_drop(fp);
+		errno = -vfd;
+		return NULL;
+	}
 	backing = vfd_translate(vfd);
 	/* Moved (fd is closed now): the stream goes with it.  Adopted
 	 * where it is (record locks), or left real: nothing to do. */
@@ -106,6 +129,7 @@ void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec)
 			ufd_stream_on_vfd(vfd, backing);
 	}
 	errno = saved;
+	return fp;
 }
 
 /*
@@ -117,7 +141,7 @@ void ufd_stream_made_known(FILE *fp, enum ufd_call call, int cloexec)
  * close-on-exec again, or every child would inherit it.  Under
  * UFD_MODE=all, a stream on a new real descriptor moves to a virtual one.
  */
-static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call call)
+static FILE *stream_opened(FILE *fp, const char *mode, int added, enum ufd_call call)
 {
 	int fd = fp->_fileno, vfd; /* as ufd_stream_made reads it */
 
@@ -129,7 +153,7 @@ static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call c
 		vfd_set_flags(vfd, VFD_CLOEXEC | VFD_CLOFORK,
 			      mode && strchr(mode, 'e') ? VFD_CLOEXEC : 0);
 	}
-	ufd_stream_made_known(fp, call, mode_says_cloexec(mode));
+	return ufd_stream_made_known(fp, call, mode_says_cloexec(mode));
 }
 
 /* The body of the fopen wrappers: path rewritten, mode with 'e' under
@@ -144,22 +168,31 @@ static void stream_opened(FILE *fp, const char *mode, int added, enum ufd_call c
 				    &added_);                              \
 		fp_ = UFD_REAL(name)(__VA_ARGS__);                         \
 		if (fp_)                                                   \
-			stream_opened(fp_, mode, added_, UFD_CALL_##name); \
-		else                                                       \
-			on_failure;                                        \
-		return fp_;                                                \
+			return stream_opened(fp_, mode, added_,            \
+					     UFD_CALL_##name);             \
+		on_failure;                                                \
+		return NULL;                                               \
 	} while (0)
 
+/* newfd_plain() in one test, for the stream wrappers' fast paths: the
+ * two words or'ed (ufd_app_nofile + 1 is 0 while the kernel's limit is
+ * the application's), as closedir's test is. */
+static inline int stream_plain(void)
+{
+	return ((__atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) + 1) |
+		(unsigned)ufd_settings.newfd_work) == 0;
+}
+
 /*
- * Can an fopen go straight to libc?  So while no setting concerns new
- * descriptors (newfd_work: UFD_CLOEXEC, a mode, reports) and the process
- * holds no virtual descriptor that a /dev/fd path could name.  (Streams
- * are not held to the application's RLIMIT_NOFILE: libc opens their
- * descriptors with its own calls.)
+ * Can an fopen go straight to libc?  So while a new descriptor is the
+ * application's as the kernel makes it (newfd_plain: no setting concerns
+ * it, and the kernel's limit is the application's; past it, libc's own
+ * open would get a number in ufd's room) and the process holds no
+ * virtual descriptor that a /dev/fd path could name.
  */
 static inline int fopen_plain(void)
 {
-	return !ufd_settings.newfd_work && !vfd_any();
+	return stream_plain() && !vfd_any();
 }
 
 __attribute__((noinline)) static FILE *fopen_slow(const char *path, const char *mode)
@@ -195,8 +228,7 @@ static FILE *tmpfile_made(FILE *fp, enum ufd_call call)
 
 	if (fd > 2 && __builtin_expect(ufd_settings.cloexec, 0))
 		ufd_sys_fcntl(fd, F_SETFD, FD_CLOEXEC);
-	ufd_stream_made(fp, call);
-	return fp;
+	return ufd_stream_made(fp, call);
 }
 
 UFD_PUBLIC FILE *tmpfile(void)
@@ -437,14 +469,40 @@ UFD_PUBLIC void rewinddir(DIR *dir)
 }
 
 /*
- * opendir under UFD_MODE=all or random: libc's stream, its descriptor
- * made virtual (or moved) and put in the stream's descriptor field, which
- * is glibc's private first one (dirstream.h; dirfd reads it, which
- * checks it).  That costs the move's two system calls only.  Where
- * the field is not there, the directory opened as glibc's opendir opens
- * it, made virtual (or moved), and the stream made on its backing
- * descriptor with fdopendir (two more: F_GETFL, F_SETFD).  dirfd gives
- * the virtual one.
+ * dir, a stream libc just opened on a new descriptor fd, which is its
+ * first field: fd finished as a new descriptor of opendir (made virtual
+ * or moved under UFD_MODE, recorded for the sanitizer) and the stream put
+ * on its backing descriptor.  Past the application's limit (libc's own
+ * openat got a number in ufd's room), or where finishing fails otherwise,
+ * newfd has closed fd: the stream is freed without closing the number
+ * again (another thread may have been given it since; glibc's closedir
+ * closes -1 in vain), and NULL returned with errno (EMFILE, as the kernel
+ * would have failed the openat).
+ */
+static DIR *dir_finished(DIR *dir, int fd)
+{
+	int vfd = newfd_finish_flagged(fd, 0, 0, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
+
+	if (vfd < 0) {
+		*(int *)dir = -1;
+		UFD_REAL(closedir)(dir);
+		errno = -vfd;
+		return NULL;
+	}
+	*(int *)dir = vfd_translate(vfd);
+	return dir;
+}
+
+/*
+ * opendir when its descriptor is not the application's as the kernel
+ * makes it (newfd_plain: UFD_MODE=all or random, reports, the kernel's
+ * limit raised): libc's stream, its descriptor finished (dir_finished)
+ * in the stream's descriptor field, which is glibc's private first one
+ * (dirstream.h; dirfd reads it, which checks it).  That costs the move's
+ * two system calls only.  Where the field is not there, the directory
+ * opened as glibc's opendir opens it, finished, and the stream made on
+ * its backing descriptor with fdopendir (two more: F_GETFL, F_SETFD).
+ * dirfd gives the virtual one.
  */
 static DIR *opendir_moved(const char *path)
 {
@@ -454,11 +512,8 @@ static DIR *opendir_moved(const char *path)
 	if (!dir)
 		return NULL;
 	fd = UFD_REAL(dirfd)(dir);
-	if (*(int *)dir == fd) {
-		vfd = newfd_finish_known(fd, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
-		*(int *)dir = vfd_translate(vfd);
-		return dir;
-	}
+	if (*(int *)dir == fd)
+		return dir_finished(dir, fd);
 	UFD_REAL(closedir)(dir);
 
 	/* glibc's own test, before any system call (a bad pointer faults
@@ -471,7 +526,12 @@ static DIR *opendir_moved(const char *path)
 					      O_CLOEXEC, 0);
 	if (fd < 0)
 		return NULL;
-	vfd = newfd_finish_known(fd, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
+	/* Past the application's limit: closed, EMFILE. */
+	vfd = newfd_finish_flagged(fd, 0, 0, 0, UFD_CALL_opendir, 1); /* O_CLOEXEC */
+	if (vfd < 0) {
+		errno = -vfd;
+		return NULL;
+	}
 	dir = UFD_REAL(fdopendir)(vfd_translate(vfd));
 	if (!dir) {
 		saved = errno;
@@ -492,32 +552,30 @@ static inline int maybe_fd_dir(const char *path)
 	return path[0] == '/' && (path[1] == 'd' || path[1] == 'p');
 }
 
-/* opendir with work for ufd: the path rewritten, UFD_MODE's move, a
- * listing of this process's descriptors filtered. */
+/* opendir with work for ufd: the path rewritten, its descriptor
+ * finished (opendir_moved), a listing of this process's descriptors
+ * filtered. */
 __attribute__((noinline)) static DIR *opendir_slow(const char *path)
 {
 	const char *real_path = path;
 	DIR *dir;
 
 	UFD_PATH_BEFORE(real_path);
-	if (__builtin_expect(ufd_settings.mode_all | ufd_settings.mode_random, 0))
-		dir = opendir_moved(real_path);
-	else
+	if (__builtin_expect(newfd_plain(), 1))
 		dir = UFD_REAL(opendir)(real_path);
-	if (dir && __builtin_expect(ufd_settings.report != NULL, 0) &&
-	    !(ufd_settings.mode_all | ufd_settings.mode_random))
-		report_created(UFD_REAL(dirfd)(dir), UFD_CALL_opendir, 0);
-
+	else
+		dir = opendir_moved(real_path);
 	if (dir && maybe_fd_dir(path) && ufd_path_is_fd_dir(path))
 		listing_track(dir);
 	return dir;
 }
 
-/* With no setting for new descriptors (newfd_work), a path that names no
- * descriptor, virtual or not, is libc's. */
+/* While a new descriptor is the application's as the kernel makes it
+ * (newfd_plain), a path that names no descriptor, virtual or not, is
+ * libc's. */
 UFD_PUBLIC DIR *opendir(const char *path)
 {
-	if (__builtin_expect(!ufd_settings.newfd_work && !maybe_fd_dir(path), 1))
+	if (__builtin_expect(stream_plain() && !maybe_fd_dir(path), 1))
 		return UFD_REAL(opendir)(path);
 	return opendir_slow(path);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shim_vfork.c - vfork (the kernel's while nothing of ufd's is in play,
- * else fork) and glibc's _Fork (ufd's own fork handlers run).
+ * else fork; __vfork, glibc's second name, is the same code) and glibc's
+ * _Fork (ufd's own fork handlers run).
  */
 #include "shim.h"
 
@@ -115,9 +116,11 @@ __attribute__((used)) pid_t ufd_vfork_fork(void)
 
 #if defined(__x86_64__)
 __asm__(".text\n"
-	".globl vfork\n"
+	".globl vfork, __vfork\n"
 	".type vfork, @function\n"
+	".type __vfork, @function\n"
 	"vfork:\n"
+	"__vfork:\n"
 	".cfi_startproc\n"
 #ifdef __CET__
 	"endbr64\n"
@@ -155,13 +158,16 @@ __asm__(".text\n"
 	"2: xorl %eax, %eax\n"
 	"ret\n"
 	".cfi_endproc\n"
-	".size vfork, .-vfork\n");
+	".size vfork, .-vfork\n"
+	".size __vfork, .-__vfork\n");
 #elif defined(__aarch64__)
 __asm__(".text\n"
-	".globl vfork\n"
+	".globl vfork, __vfork\n"
 	".type vfork, %function\n"
+	".type __vfork, %function\n"
 	".p2align 2\n"
 	"vfork:\n"
+	"__vfork:\n"
 	".cfi_startproc\n"
 #ifdef __ARM_FEATURE_BTI_DEFAULT
 	"bti c\n"
@@ -205,7 +211,8 @@ __asm__(".text\n"
 	"ret\n"
 	"2: b ufd_vfork_fork\n"
 	".cfi_endproc\n"
-	".size vfork, .-vfork\n");
+	".size vfork, .-vfork\n"
+	".size __vfork, .-__vfork\n");
 #else
 #error "ufd: vfork is written for x86_64 and aarch64 only"
 #endif

@@ -14,7 +14,9 @@ also through a pointer or an array (int *__pidfd, int __pipedes[2]: it
 returns one there), or it is in RETURNS below (it returns a new
 descriptor).  Each must be a row
 of calls.def or a line of NOT_NEEDED ("name  reason": why it needs
-nothing).  glibc's internal calls are not interposable, so "it calls an
+nothing).  So must every other name libc exports at the address of a
+row's function (an alias: __fcntl of fcntl, _IO_fdopen of fdopen), which
+programs built against older headers call.  glibc's internal calls are not interposable, so "it calls an
 interposed function" is no reason: only a function that never sees a
 virtual number, or whose every use is covered by another entry point, is
 not needed.  Prints what is missing, and the lines of NOT_NEEDED that name
@@ -48,7 +50,7 @@ mkostemp mkostemp64 mkostemps mkostemps64 pipe pipe2 socket socketpair
 accept accept4 dup dup2 dup3 fcntl fcntl64 epoll_create epoll_create1
 inotify_init inotify_init1 eventfd timerfd_create memfd_create
 fanotify_init posix_openpt getpt signalfd pidfd_open pidfd_getfd
-mq_open shm_open openpty forkpty fileno fileno_unlocked dirfd
+mq_open __mq_open_2 shm_open openpty forkpty fileno fileno_unlocked dirfd
 userfaultfd memfd_secret open_tree fsopen fsmount fspick
 """.split()
 
@@ -89,17 +91,33 @@ def header_functions(include):
 
 
 def exported(libc):
+    """{name: address} of libc's public functions."""
     out = subprocess.run(["nm", "-D", "--defined-only", libc], capture_output=True,
                          text=True, check=True).stdout
-    names = set()
+    names = {}
     for line in out.splitlines():
         parts = line.split()
         if len(parts) < 3 or parts[1] not in "TtWwi":
             continue
         name, _, version = parts[2].partition("@")
         if "GLIBC_PRIVATE" not in version:
-            names.add(name)
+            names[name] = parts[0]
     return names
+
+
+def aliases(libc_names, rows):
+    """{name: what it is} for the names at the address of a row's
+    function that are not rows."""
+    by_addr = {}
+    for name, addr in libc_names.items():
+        by_addr.setdefault(addr, []).append(name)
+    found = {}
+    for names in by_addr.values():
+        of = sorted(n for n in names if n in rows)
+        for n in names:
+            if of and n not in rows:
+                found[n] = f"another name of {of[0]} (same address in libc)"
+    return found
 
 
 def main():
@@ -138,6 +156,8 @@ def main():
     for n in RETURNS:
         if n in libc_names:
             audited.setdefault(n, "returns a descriptor")
+    for n, what in aliases(libc_names, rows).items():
+        audited.setdefault(n, what)
 
     missing = sorted(n for n in audited if n not in rows and n not in not_needed)
     stale = sorted(n for n in not_needed if n not in audited or n in rows)

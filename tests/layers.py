@@ -56,7 +56,7 @@ LAYERS = [
       "shim_sysdata.c",
       "shim_stream.c", "shim_stream_closed.c", "shim_exec.h", "shim_exec.c",
       "shim_spawn.c", "shim_vfork.c", "shim_pidfd_spawn.c", "shim_path.c",
-      "shim_limits.c", "shim_clone.c",
+      "shim_limits.c", "shim_clone.c", "shim_alias.c",
       "shim_signal.c", "shim_segv.c", "shim_syscall.c", "shim_report.c", "shim_chain.c"]),
     ("api", "the public API and the one constructor",
      ["api.c"]),

@@ -57,7 +57,7 @@ check() {
 
 def=$(dirname "$0")/../src/calls.def
 rows=$(grep -c '^UFD_\(WRAP\|NEW\|HAND\|HANDV\)(' "$def")
-lazy_names=$(sed -n 's/^UFD_LAZY(\([a-z0-9_]*\),.*/\1/p' "$def")
+lazy_names=$(sed -n 's/^UFD_LAZY(\([A-Za-z0-9_]*\),.*/\1/p' "$def")
 lazy=$(echo "$lazy_names" | grep -c .)
 [ "$lazy" -gt 0 ] || fail "no UFD_LAZY row in $def"
 safe_names=$(grep -v '^#' "$(dirname "$0")/signal_safe.txt")

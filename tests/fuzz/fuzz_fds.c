@@ -1200,11 +1200,13 @@ static void check_closed(int backing)
 				  R.h[i].num, b);
 		/* Where the hard limit leaves room for them all, above the
 		 * application's limit (README "Where backing descriptors
-		 * live"); but once the process has taken record locks, a
-		 * regular file's descriptor (a memfd's too) stays where the
-		 * kernel made it (ufd(7), POSIX record locks), and a dup2
-		 * onto its virtual descriptor replaces it there. */
-		if (b < R.soft && !R.locks_taken &&
+		 * live"), but under UFD_MODE=all, where they are below it so
+		 * that the kernel counts them; once the process has taken
+		 * record locks, a regular file's descriptor (a memfd's too)
+		 * stays where the kernel made it (ufd(7), POSIX record
+		 * locks), and a dup2 onto its virtual descriptor replaces it
+		 * there. */
+		if (b < R.soft && !R.locks_taken && R.cfg != CFG_ALL &&
 		    getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
 		    rl.rlim_max >= 2 * (rlim_t)R.soft)
 			violation("backing %d is below the soft limit %d", b, R.soft);
