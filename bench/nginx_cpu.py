@@ -6,13 +6,11 @@ rounds (bench/rounds.py), made to hold on a shared, noisy 2-core machine:
 
 - the CPU time is nginx's own (master and worker, every thread): the
   scheduler's nanoseconds on the CPU (/proc/PID/task/TID/schedstat),
-  before and after a fixed number of requests, not the client's time nor
-  the wall clock;
+  before and after a fixed number of requests, not the client's time
+  nor the wall clock, and finer than /proc's clock ticks;
 - the client is wrk (one thread, 16 connections, keep-alive; a Lua
   script ends it after exactly NGINX_REQUESTS responses, all 200), never
-  under ufd; nginx runs on one CPU and wrk on the other (taskset), so
-  that the two do not take turns on a CPU, which changes how many
-  requests one epoll_wait returns, and so the system calls per request;
+  under ufd;
 - one nginx per setting, each on its own port, all running; each round
   sends NGINX_REQUESTS to each in an order rotated from round to round;
   the servers are started afresh every block of rounds (10 blocks), so
@@ -23,17 +21,27 @@ rounds (bench/rounds.py), made to hold on a shared, noisy 2-core machine:
   median of each round's ratio to the same round's bare run, with its
   quartiles and range, and the ratio of the sums with its range over the
   blocks.
-Last, the system calls per request in each setting: strace -c -f on the
-worker over NGINX_STRACE_REQUESTS requests on one connection (exact:
-one connection makes every request the same calls).
+Then two exact counts, on one connection (every request the same calls):
+the system calls per request (strace -c -f on the worker), and the
+user-space instructions per request (callgrind on the worker: its total
+over 3N requests minus its total over N, over 2N).
+
+PIN=1 puts nginx on CPU 1 and wrk on CPU 0 (taskset); by default the
+scheduler places them (on this VM pinned runs were no steadier: nginx's
+CPU goes idle between batches, and each wake-up of an idle virtual CPU is
+dear).  Real-time priority for both (chrt) was no steadier either.
 
 Usage: nginx_cpu.py UFD_LIB [MODE...]   (MODE: default, all, random;
 default: default all random)
-Environment: NGINX_ROUNDS (30), NGINX_REQUESTS (10000), PORT_BASE
-(18180: the servers take PORT_BASE and up), PIN (1: taskset; 0: not),
-NGINX_STRACE_REQUESTS (2000; 0: no strace count), SUMMARY (a file the
-figures are appended to, for bench/servers.sh's summary).
-Needs nginx and wrk (bench/servers.sh installs them).
+Environment: NGINX_ROUNDS (60), NGINX_REQUESTS (5000), PORT_BASE
+(18180: the servers take PORT_BASE and up), PIN (0), NGINX_CONNS (16),
+NGINX_STRACE_REQUESTS (2000; 0: no system-call count),
+NGINX_CALLGRIND_REQUESTS (1000; 0: no instruction count), SUMMARY (a
+file the figures are appended to, for bench/servers.sh's summary), RAW
+(a file for each round's microseconds per request, a line a round, the
+settings in the order above).
+Needs nginx and wrk (bench/servers.sh installs them); strace and
+valgrind for the counts.
 """
 import os
 import shutil
@@ -130,12 +138,12 @@ class Server:
         self.proc = None
         self.worker = None
 
-    def start(self):
-        argv = ["nginx", "-p", self.dir, "-c", self.conf]
+    def start(self, prefix=()):
+        argv = list(prefix) + ["nginx", "-p", self.dir, "-c", self.conf]
         if self.pin:
             argv = ["taskset", "-c", "1"] + argv
         self.proc = subprocess.Popen(argv, env=self.env)
-        for _ in range(100):
+        for _ in range(300 if prefix else 100):
             if self.proc.poll() is not None:
                 sys.exit("%s: nginx exited at start (%s)" % (ME, self.dir))
             kids = children(self.proc.pid)
@@ -143,7 +151,7 @@ class Server:
                 self.worker = kids[0]
                 return
             time.sleep(0.1)
-        sys.exit("%s: nginx did not listen on port %d in 10 s" % (ME, self.port))
+        sys.exit("%s: nginx did not listen on port %d in time" % (ME, self.port))
 
     def stop(self):
         if self.proc:
@@ -209,6 +217,28 @@ def strace_counts(server, requests, lua):
     return calls
 
 
+def instructions(server, requests, lua):
+    """The user-space instructions of the worker per request: callgrind's
+    total over 3 x REQUESTS requests on one connection minus its total
+    over REQUESTS, over 2 x REQUESTS (start-up and exit cancel)."""
+    out = os.path.join(os.path.dirname(server.conf), "cg")
+    os.makedirs(out, exist_ok=True)
+    os.chmod(out, 0o777)  # the worker runs as nobody
+    total = []
+    for n in (requests, 3 * requests):
+        for f in os.listdir(out):
+            os.unlink(os.path.join(out, f))
+        server.start(["valgrind", "--tool=callgrind", "--callgrind-out-file=%s/cg.%%p" % out])
+        wrk(server.port, n, lua, False, 1)
+        settled(server)
+        worker = server.worker
+        server.stop()
+        with open(os.path.join(out, "cg.%d" % worker)) as f:
+            total.append(next(int(line.split()[1]) for line in f
+                              if line.startswith(("totals:", "summary:"))))
+    return (total[1] - total[0]) / (2 * requests)
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -219,11 +249,12 @@ def main():
     for m in modes:
         if m not in MODES:
             sys.exit("%s: %s: not a mode (%s)" % (ME, m, ", ".join(MODES)))
-    rounds = env_int("NGINX_ROUNDS", 30)
-    requests = env_int("NGINX_REQUESTS", 10000)
+    rounds = env_int("NGINX_ROUNDS", 60)
+    requests = env_int("NGINX_REQUESTS", 5000)
     port = env_int("PORT_BASE", 18180, 1024)
-    pin = env_int("PIN", 1, 0) != 0 and os.cpu_count() >= 2
+    pin = env_int("PIN", 0, 0) != 0 and os.cpu_count() >= 2
     strace_requests = env_int("NGINX_STRACE_REQUESTS", 2000, 0)
+    cg_requests = env_int("NGINX_CALLGRIND_REQUESTS", 1000, 0)
     conns = env_int("NGINX_CONNS", 16)
     for prog in ("nginx", "wrk") + (("taskset",) if pin else ()):
         if not shutil.which(prog):
@@ -232,6 +263,9 @@ def main():
     if strace_requests and not shutil.which("strace"):
         print("%s: no strace: no system-call count" % ME, file=sys.stderr)
         strace_requests = 0
+    if cg_requests and not shutil.which("valgrind"):
+        print("%s: no valgrind: no instruction count" % ME, file=sys.stderr)
+        cg_requests = 0
 
     base = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.startswith("UFD_")}
     envs = {"bare": base, "bare again": base}
@@ -244,6 +278,8 @@ def main():
         if not port_free(port + i):
             sys.exit("%s: port %d is taken; set PORT_BASE" % (ME, port + i))
 
+    # Killed, the servers are stopped and the files removed all the same.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("%s: terminated" % ME))
     work = tempfile.mkdtemp(prefix="ufd-nginx-cpu.")
     os.chmod(work, 0o755)
     servers = {}
@@ -290,11 +326,21 @@ def main():
             for n in names:
                 if n != "bare again":
                     calls[n] = strace_counts(servers[n], strace_requests, lua)
+        ins = {}
+        if cg_requests:
+            for n in names:
+                if n != "bare again":
+                    servers[n].stop()
+                    ins[n] = instructions(servers[n], cg_requests, lua)
     finally:
         for s in servers.values():
             s.stop()
         shutil.rmtree(work, ignore_errors=True)
 
+    if os.environ.get("RAW"):
+        with open(os.environ["RAW"], "w") as f:
+            for r in range(rounds):
+                f.write(" ".join("%.3f" % cpu[n][r] for n in names) + "\n")
     print("== nginx keep-alive (wrk: 1 thread, %d connections, %d requests a run): CPU of nginx "
           "(master and worker, schedstat) per request; %d rounds, every setting once a round, "
           "order rotated, servers restarted every %d rounds%s"
@@ -323,6 +369,15 @@ def main():
             if os.environ.get("SUMMARY"):
                 with open(os.environ["SUMMARY"], "a") as f:
                     f.write("nginx_syscalls_%s %.2f\n" % (n, total))
+    if ins:
+        print("user-space instructions per request (callgrind, the worker, 1 connection, "
+              "%d requests minus %d): %s" % (3 * cg_requests, cg_requests, ", ".join(
+                  "%s %.0f%s" % (n, ins[n], "" if n == "bare" else " (%+.0f)" % (ins[n] - ins["bare"]))
+                  for n in ins)))
+        if os.environ.get("SUMMARY"):
+            with open(os.environ["SUMMARY"], "a") as f:
+                for n in ins:
+                    f.write("nginx_instructions_%s %.0f\n" % (n, ins[n]))
     return 0
 
 

@@ -100,7 +100,10 @@ fi
 ports=$((28000 + $$ % 100 * 10))
 strace_n=0
 command -v strace >/dev/null && strace_n=20
+cg_n=0
+command -v valgrind >/dev/null && cg_n=20
 PORT_BASE=$ports NGINX_ROUNDS=2 NGINX_REQUESTS=100 NGINX_STRACE_REQUESTS=$strace_n \
+	NGINX_CALLGRIND_REQUESTS=$cg_n \
 	python3 "$src/bench/nginx_cpu.py" "$ufd" default random >"$out/nginx" 2>&1 ||
 	fail "nginx_cpu.py: $(cat "$out/nginx")"
 expect "$out/nginx" '^== nginx keep-alive \(wrk: 1 thread, 16 connections, 100 requests a run\)'
@@ -112,9 +115,11 @@ if [ $strace_n != 0 ]; then
 	expect "$out/nginx" '^system calls per request \(strace -c -f on the worker, 1 connection, 20 requests\):$'
 	expect "$out/nginx" "^  random +$num: [a-z0-9_]+ $num"
 fi
+[ $cg_n = 0 ] || expect "$out/nginx" '^user-space instructions per request \(callgrind, the worker, 1 connection, 60 requests minus 20\): bare [0-9]+, default [0-9]+ \([-+][0-9]+\), random [0-9]+ \([-+][0-9]+\)$'
+
 echo "ok: nginx_cpu.py"
 BENCHES=nginx:nginx_keepalive ROUNDS=1 SECONDS_PER_RUN=1 PORT_BASE=$ports NGINX_ROUNDS=2 \
-	NGINX_REQUESTS=100 NGINX_STRACE_REQUESTS=$strace_n LOOP_ROUNDS=2 LOOP_ITER=2 \
+	NGINX_REQUESTS=100 NGINX_STRACE_REQUESTS=$strace_n NGINX_CALLGRIND_REQUESTS=0 LOOP_ROUNDS=2 LOOP_ITER=2 \
 	bash "$src/bench/servers.sh" "$build" >"$out/servers" 2>&1 || fail "servers.sh: $(cat "$out/servers")"
 expect "$out/servers" '^== summary \(issue 27\)'
 sed -n '/^== summary/,$p' "$out/servers" >"$out/summary"
