@@ -416,10 +416,18 @@ awk '
 		line("nginx keep-alive CPU per request, " m " / bare", m == "random" ? "   (target <= 1.15)" : "")
 	}
 	$1 ~ /^nginx_syscalls_/ { calls = calls sep substr($1, 16) " " $2; sep = ", " }
+	$1 ~ /^nginx_instructions_/ {
+		m = substr($1, 20)
+		if (m == "bare") base = $2
+		ins = ins isep m " " $2 (m == "bare" ? "" : sprintf(" (%+d)", $2 - base)); isep = ", "
+	}
 	$1 == "loop_bare" { line("shell loop, the empty library / bare", "") }
 	$1 ~ /^loop_(default|all|random)$/ {
 		m = substr($1, 6)
 		line("shell loop, ufd " m " / the empty library", m == "default" ? "   (target <= 1.05)" : "")
 	}
-	END { if (calls != "") printf "%-52s %s\n", "nginx system calls per request (strace)", calls }
+	END {
+		if (calls != "") printf "%-52s %s\n", "nginx system calls per request (strace)", calls
+		if (ins != "") printf "%-52s %s\n", "nginx user-space instructions per request", ins
+	}
 ' "$summary"
