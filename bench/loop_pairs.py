@@ -28,6 +28,7 @@ import os
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rounds import env_int, format_stats, ratio_stats, rotated, summary  # noqa: E402
 

@@ -52,6 +52,7 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rounds import env_int, format_stats, ratio_stats, rotated, summary  # noqa: E402
 

@@ -34,6 +34,7 @@ import statistics
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from rounds import cpu_run, env_int, format_stats, ratio_stats, rotated  # noqa: E402
 
