@@ -46,6 +46,7 @@ valgrind for the counts.
 import os
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -117,7 +118,7 @@ def children(pid):
 
 
 def port_free(port):
-    import socket
+    """Whether nothing listens on 127.0.0.1:PORT."""
     s = socket.socket()
     try:
         return s.connect_ex(("127.0.0.1", port)) != 0
@@ -261,6 +262,8 @@ def main():
         if not shutil.which(prog):
             sys.exit("%s: %s is not installed (bench/servers.sh installs nginx and wrk)"
                      % (ME, prog))
+    if not os.path.exists("/proc/self/schedstat"):
+        sys.exit("%s: no /proc/PID/schedstat (a kernel without CONFIG_SCHED_INFO)" % ME)
     if strace_requests and not shutil.which("strace"):
         print("%s: no strace: no system-call count" % ME, file=sys.stderr)
         strace_requests = 0

@@ -43,7 +43,7 @@ for f in "$build/libufd.so" "$build/bench/libbench_empty.so"; do
 done
 # number NAME DEFAULT MIN: the integer in $NAME, or exit.
 number() {
-	eval "v=\${$1-$2}"
+	v=$(printenv "$1") || v=$2
 	case $v in
 	'' | *[!0-9]*) echo "servers.sh: $1=$v: an integer of at least $3 is needed" >&2; exit 2 ;;
 	esac

@@ -59,6 +59,7 @@ row="^\| [^|]+ \| $num s \| $num s \| $num s \| $num× \($num–$num\) \|"
 SANITIZER_SMALL=1 ROUNDS=2 SPAWN_ROUNDS=2 VALGRIND=0 sh "$src/bench/sanitizer.sh" "$build" \
 	>"$out/san" 2>&1 || fail "sanitizer.sh: $(cat "$out/san")"
 expect "$out/san" '^== CPU seconds .*rounds: shell 2, python 2, orc 2'
+# shellcheck disable=SC2016 # the backquotes are the table's
 expect "$out/san" '^\| workload \| bare \| `UFD_MODE=random` \| random \+ `UFD_REPORT` \| reports / bare \(quartiles\) \|$'
 for w in 'shell loop of 5 commands' 'Python, 300 descriptor calls' 'open, read, close ×1,000'; do
 	expect "$out/san" "^\\| $w \\| $num s \\| $num s \\| $num s \\| $num× \\($num–$num\\) \\|\$"
