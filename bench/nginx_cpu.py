@@ -33,7 +33,7 @@ dear).  Real-time priority for both (chrt) was no steadier either.
 
 Usage: nginx_cpu.py UFD_LIB [MODE...]   (MODE: default, all, random;
 default: default all random)
-Environment: NGINX_ROUNDS (60), NGINX_REQUESTS (5000), PORT_BASE
+Environment: NGINX_ROUNDS (100), NGINX_REQUESTS (5000), PORT_BASE
 (18180: the servers take PORT_BASE and up), PIN (0), NGINX_CONNS (16),
 NGINX_STRACE_REQUESTS (2000; 0: no system-call count),
 NGINX_CALLGRIND_REQUESTS (1000; 0: no instruction count), SUMMARY (a
@@ -230,7 +230,7 @@ def instructions(server, requests, lua):
     for n in (requests, 3 * requests):
         for f in os.listdir(out):
             os.unlink(os.path.join(out, f))
-        server.start(["valgrind", "--tool=callgrind", "--callgrind-out-file=%s/cg.%%p" % out])
+        server.start(["valgrind", "-q", "--tool=callgrind", "--callgrind-out-file=%s/cg.%%p" % out])
         wrk(server.port, n, lua, False, 1)
         settled(server)
         worker = server.worker
@@ -251,7 +251,7 @@ def main():
     for m in modes:
         if m not in MODES:
             sys.exit("%s: %s: not a mode (%s)" % (ME, m, ", ".join(MODES)))
-    rounds = env_int("NGINX_ROUNDS", 60)
+    rounds = env_int("NGINX_ROUNDS", 100)
     requests = env_int("NGINX_REQUESTS", 5000)
     port = env_int("PORT_BASE", 18180, 1024)
     pin = env_int("PIN", 0, 0) != 0 and os.cpu_count() >= 2
