@@ -391,6 +391,8 @@ fi
 
 # Issue 27's figures in one place: each is the median of the rounds'
 # ratios, with its quartiles and the range over blocks of rounds.
+# Nothing of issue 27's measured (other benchmarks alone): no summary.
+[ -s "$summary" ] || grep -q " nginx_keepalive " "$results" || exit 0
 echo
 echo "== summary (issue 27): median of paired rounds' ratios (quartiles; range over blocks)"
 # The throughput of nginx keep-alive over bare's (the rounds above).
