@@ -28,7 +28,12 @@ import os
 import statistics
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rounds import env_int, format_stats, ratio_stats, rotated, summary  # noqa: E402
+
 LOOP = "i=0; while [ $i -lt %d ]; do /bin/true; i=$((i+1)); done"
+MODES = ("default", "all", "random")
 
 
 def run(env, loop):
@@ -40,18 +45,19 @@ def run(env, loop):
     return ru.ru_utime + ru.ru_stime, ru.ru_minflt
 
 
-def quantile(v, q):
-    v = sorted(v)
-    return v[int(q * (len(v) - 1) + 0.5)]
-
-
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     empty, ufd = sys.argv[1:3]
     modes = sys.argv[3:] or ["default"]
-    rounds = int(os.environ.get("LOOP_ROUNDS", "200"))
-    iters = int(os.environ.get("LOOP_ITER", "50"))
+    for lib in (empty, ufd):
+        if not os.path.isfile(lib):
+            sys.exit("loop_pairs.py: %s: no such library" % lib)
+    for m in modes:
+        if m not in MODES:
+            sys.exit("loop_pairs.py: %s: not a mode (%s)" % (m, ", ".join(MODES)))
+    rounds = env_int("LOOP_ROUNDS", 200)
+    iters = env_int("LOOP_ITER", 50)
     loop = LOOP % iters
     base = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.startswith("UFD_")}
     settings = {"bare": dict(base), "empty": dict(base, LD_PRELOAD=empty)}
@@ -60,40 +66,25 @@ def main():
         if m != "default":
             settings[m]["UFD_MODE"] = m
     names = list(settings)
-    cpu = {n: [] for n in names}
-    faults = {n: 0 for n in names}
-    for r in range(rounds):
-        for j in range(len(names)):
-            n = names[(j + r) % len(names)]
-            t, f = run(settings[n], loop)
-            cpu[n].append(t)
-            faults[n] += f
+    res = rotated(rounds, names, lambda n, r: run(settings[n], loop))
+    cpu = {n: [t for t, _ in res[n]] for n in names}
+    faults = {n: sum(f for _, f in res[n]) for n in names}
     print("== shell loop of %d /bin/true, CPU time (utime+stime of the shell and its "
           "children); %d rounds, every setting once a round, order rotated"
           % (iters, rounds))
     per_run = {n: statistics.mean(cpu[n]) / iters * 1e6 for n in names}
-    blocks = 10 if rounds >= 10 else 1
     for n in names:
         if n == "empty":
             continue
-        over = "bare" if n == "bare" else "empty"
-        ratios = [a / b for a, b in zip(cpu[n], cpu["empty"])] if n != "bare" else \
-            [b / a for a, b in zip(cpu[n], cpu["empty"])]
-        size = rounds // blocks
-        block = []
-        for b in range(blocks):
-            x = sum(cpu[n][b * size:(b + 1) * size])
-            y = sum(cpu["empty"][b * size:(b + 1) * size])
-            block.append(x / y if n != "bare" else y / x)
-        total = sum(cpu[n]) / sum(cpu["empty"])
         if n == "bare":
-            total = 1 / total
-        label = "the empty library / bare" if n == "bare" else "ufd %s / the empty library" % n
-        print("%-34s median %.3f (quartiles %.3f-%.3f, range %.2f-%.2f); sums %.3f "
-              "(blocks %.3f-%.3f)%s"
-              % (label, statistics.median(ratios), quantile(ratios, 0.25),
-                 quantile(ratios, 0.75), min(ratios), max(ratios), total,
-                 min(block), max(block), "   (target <= 1.05)" if n == "default" else ""))
+            s = ratio_stats(cpu["empty"], cpu["bare"])
+            label = "the empty library / bare"
+        else:
+            s = ratio_stats(cpu[n], cpu["empty"])
+            label = "ufd %s / the empty library" % n
+        summary("loop_%s" % n, s)
+        print("%-34s %s%s" % (label, format_stats(s),
+                              "   (target <= 1.05)" if n == "default" else ""))
     print("per /bin/true: " + ", ".join(
         "%s %.0f us %.2f faults" % (n, per_run[n], faults[n] / rounds / iters) for n in names))
     return 0

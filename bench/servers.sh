@@ -8,39 +8,72 @@
 # implements it, UFD_MODE=random); the ratio is ufd's throughput over the
 # same round's bare throughput, and the median and the range of the
 # ratios over the rounds are printed.  Then the server's CPU time per
-# request in each mode: utime + stime of the server and its children,
-# from /proc, over the client's run, divided by the requests it made (a
-# fixed number for redis, REQUESTS; for wrk and pgbench, which run for
-# SECONDS_PER_RUN, the count they print: wrk cannot stop after a number
-# of requests without waiting out its duration).  Steadier than the
-# throughput on a shared machine; and each round's ratio to that round's
-# bare run, paired, with its median and range.  Last, the shell loop of
-# /bin/true under ufd against the same loop under an empty preloaded
-# library (bench/empty.c: what any LD_PRELOAD costs; issue 27's target is
-# at most 1.05): bench/loop_pairs.py, CPU time, paired rounds.
-# BENCHES picks the benchmarks (e.g. BENCHES=nginx:nginx_keepalive),
-# LOOP_ROUNDS the loop's rounds (0: no loop).
+# request in each mode, coarse: utime + stime of the server and its
+# children, from /proc, over the client's run, divided by the requests it
+# made (a fixed number for redis, REQUESTS; for wrk and pgbench, which run
+# for SECONDS_PER_RUN, the count they print).
+# Then issue 27's two figures, each by a method made for a shared, noisy
+# machine (paired rounds, CPU time; bench/rounds.py):
+# - nginx keep-alive CPU per request in each mode over bare, and bare
+#   over bare (the method's A/A check): bench/nginx_cpu.py (its comment
+#   says how; NGINX_ROUNDS, 0: left out), with the system calls per
+#   request in each mode;
+# - the shell loop of /bin/true under ufd against the same loop under an
+#   empty preloaded library (bench/empty.c: what any LD_PRELOAD costs;
+#   issue 27's target is at most 1.05): bench/loop_pairs.py (LOOP_ROUNDS,
+#   0: left out).
+# Last, a summary of issue 27's figures and targets.
+# BENCHES picks the benchmarks (e.g. BENCHES=nginx:nginx_keepalive;
+# BENCHES= runs none but the two above).
 # Loopback only; every server start and every client run is bounded in
 # time.  Not part of the test suite: a measurement, noisy on a shared
-# machine.
+# machine (the bench-scripts test runs it in a tiny configuration).
 #
 #   ROUNDS=5 SECONDS_PER_RUN=5 REQUESTS=400000 bench/servers.sh build
 #
-# Installs nginx, wrk, redis and postgresql with apt-get when missing
-# (as root).  Postgres runs as the postgres user.
+# Installs what the benchmarks chosen need (nginx, wrk, redis,
+# postgresql) with apt-get when missing (as root).  Postgres runs as the
+# postgres user.
 set -eu
-build=$(cd "${1:-build}" && pwd)
-rounds=${ROUNDS:-5}
-secs=${SECONDS_PER_RUN:-5}
-requests=${REQUESTS:-400000}
-port=${PORT_BASE:-18080}
+here=$(cd "$(dirname "$0")" && pwd)
+[ $# -le 1 ] || { echo "usage: bench/servers.sh [BUILD_DIR]" >&2; exit 2; }
+build=$(cd "${1:-build}" 2>/dev/null && pwd) || { echo "servers.sh: ${1:-build}: no such build directory" >&2; exit 2; }
+for f in "$build/libufd.so" "$build/bench/libbench_empty.so"; do
+	[ -e "$f" ] || { echo "servers.sh: $f missing: build first" >&2; exit 2; }
+done
+# number NAME DEFAULT MIN: the integer in $NAME, or exit.
+number() {
+	v=$(printenv "$1") || v=$2
+	case $v in
+	'' | *[!0-9]*) echo "servers.sh: $1=$v: an integer of at least $3 is needed" >&2; exit 2 ;;
+	esac
+	[ "$v" -ge "$3" ] || { echo "servers.sh: $1=$v: an integer of at least $3 is needed" >&2; exit 2; }
+	echo "$v"
+}
+rounds=$(number ROUNDS 5 1)
+secs=$(number SECONDS_PER_RUN 5 1)
+requests=$(number REQUESTS 400000 2)
+port=$(number PORT_BASE 18080 1024)
+nginx_rounds=$(number NGINX_ROUNDS 100 0)
+loop_rounds=$(number LOOP_ROUNDS 200 0)
 pgbin=/usr/lib/postgresql/15/bin
+benches=${BENCHES-nginx:nginx_keepalive nginx:nginx_close redis:redis postgres:pg_select postgres:pg_connect}
+for b in $benches; do
+	case $b in
+	nginx:nginx_keepalive | nginx:nginx_close | redis:redis | postgres:pg_select | postgres:pg_connect) ;;
+	*) echo "servers.sh: BENCHES: $b is none of nginx:nginx_keepalive nginx:nginx_close redis:redis postgres:pg_select postgres:pg_connect" >&2; exit 2 ;;
+	esac
+done
 
-need="nginx:/usr/sbin/nginx wrk:/usr/bin/wrk redis-server:/usr/bin/redis-server
-redis-tools:/usr/bin/redis-benchmark postgresql:$pgbin/postgres"
+# What the benchmarks chosen need: the package and a file it installs.
+need=
+case " $benches" in *" nginx:"*) need="$need nginx:/usr/sbin/nginx wrk:/usr/bin/wrk" ;; esac
+[ "$nginx_rounds" = 0 ] || need="$need nginx:/usr/sbin/nginx wrk:/usr/bin/wrk"
+case " $benches" in *" redis:"*) need="$need redis-server:/usr/bin/redis-server redis-tools:/usr/bin/redis-benchmark" ;; esac
+case " $benches" in *" postgres:"*) need="$need postgresql:$pgbin/postgres" ;; esac
 missing=
 for entry in $need; do
-	[ -e "${entry#*:}" ] || missing="$missing ${entry%%:*}"
+	[ -e "${entry#*:}" ] || case " $missing " in *" ${entry%%:*} "*) ;; *) missing="$missing ${entry%%:*}" ;; esac
 done
 if [ -n "$missing" ]; then
 	[ "$(id -u)" = 0 ] || { echo "servers.sh: install$missing" >&2; exit 1; }
@@ -215,7 +248,6 @@ pgbench_tps() {
 run_pg_select() { pgbench_tps; }
 run_pg_connect() { pgbench_tps -C; }
 
-benches=${BENCHES-nginx:nginx_keepalive nginx:nginx_close redis:redis postgres:pg_select postgres:pg_connect}
 case " $benches" in
 *" postgres:"*)
 	# The database pgbench uses, made once.
@@ -230,6 +262,9 @@ case " $benches" in
 esac
 results=$work/results
 : >"$results"
+summary=$work/summary
+: >"$summary"
+if [ -n "$benches" ]; then
 echo "servers.sh: $rounds rounds of ${secs} s runs, modes: $modes" >&2
 for round in $(seq "$rounds"); do
 	for b in $benches; do
@@ -326,15 +361,75 @@ for b in $benches; do
 	echo
 done
 
-# The shell loop under the empty library, without any, and under ufd in
-# each mode (bench/loop_pairs.py: rounds of one run each, CPU time, the
-# median of each round's ratio to the empty library's; issue 27's target
-# is at most 1.05).  LOOP_ROUNDS=0 leaves it out.
-[ "${LOOP_ROUNDS-}" != 0 ] || exit 0
+fi
+
 ufd_modes=
 for mode in $modes; do
 	[ "$mode" = bare ] || ufd_modes="$ufd_modes $mode"
 done
+
+# nginx keep-alive CPU per request, paired rounds, with the A/A check and
+# the system calls per request (bench/nginx_cpu.py; its servers on the
+# ports after the three above).  NGINX_ROUNDS=0 leaves it out.
+if [ "$nginx_rounds" != 0 ]; then
+	echo
+	# shellcheck disable=SC2086
+	SUMMARY=$summary NGINX_ROUNDS=$nginx_rounds PORT_BASE=$((port + 3)) \
+		python3 "$here/nginx_cpu.py" "$work/libufd.so" $ufd_modes
+fi
+
+# The shell loop under the empty library, without any, and under ufd in
+# each mode (bench/loop_pairs.py: rounds of one run each, CPU time, the
+# median of each round's ratio to the empty library's; issue 27's target
+# is at most 1.05).  LOOP_ROUNDS=0 leaves it out.
+if [ "$loop_rounds" != 0 ]; then
+	echo
+	# shellcheck disable=SC2086
+	SUMMARY=$summary LOOP_ROUNDS=$loop_rounds \
+		python3 "$here/loop_pairs.py" "$work/libemp.so" "$work/libufd.so" $ufd_modes
+fi
+
+# Issue 27's figures in one place: each is the median of the rounds'
+# ratios, with its quartiles and the range over blocks of rounds.
+# Nothing of issue 27's measured (other benchmarks alone): no summary.
+[ -s "$summary" ] || grep -q " nginx_keepalive " "$results" || exit 0
 echo
-# shellcheck disable=SC2086
-python3 "$(dirname "$0")/loop_pairs.py" "$work/libemp.so" "$work/libufd.so" $ufd_modes
+echo "== summary (issue 27): median of paired rounds' ratios (quartiles; range over blocks)"
+# The throughput of nginx keep-alive over bare's (the rounds above).
+if [ -s "$results" ]; then
+	for mode in $ufd_modes; do
+		awk -v m="$mode" '
+			$2 == "nginx_keepalive" && $3 == "bare" { base[$1] = $4 }
+			$2 == "nginx_keepalive" && $3 == m { rate[$1] = $4 }
+			END { for (r in rate) if (base[r] > 0) print rate[r] / base[r] }' "$results" |
+			sort -g | awk -v m="$mode" -v t="$([ "$mode" = all ] && echo "   (target >= 0.92)")" '
+				{ v[NR] = $1 } END { if (!NR) exit
+				printf "%-52s %.3f (range %.2f-%.2f over %d rounds)%s\n",
+					"nginx keep-alive throughput, " m " / bare", v[int((NR + 1) / 2)], v[1], v[NR], NR, t }'
+	done
+fi
+awk '
+	function line(label, target) {
+		printf "%-52s %.3f (%.3f-%.3f; blocks %.3f-%.3f)%s\n", label, $2, $3, $4, $5, $6, target
+	}
+	$1 == "nginx_aa" { line("nginx keep-alive CPU per request, bare again / bare", "   (A/A: the method)") }
+	$1 ~ /^nginx_(default|all|random)$/ {
+		m = substr($1, 7)
+		line("nginx keep-alive CPU per request, " m " / bare", m == "random" ? "   (target <= 1.15)" : "")
+	}
+	$1 ~ /^nginx_syscalls_/ { calls = calls sep substr($1, 16) " " $2; sep = ", " }
+	$1 ~ /^nginx_instructions_/ {
+		m = substr($1, 20)
+		if (m == "bare") base = $2
+		ins = ins isep m " " $2 (m == "bare" ? "" : sprintf(" (%+d)", $2 - base)); isep = ", "
+	}
+	$1 == "loop_bare" { line("shell loop, the empty library / bare", "") }
+	$1 ~ /^loop_(default|all|random)$/ {
+		m = substr($1, 6)
+		line("shell loop, ufd " m " / the empty library", m == "default" ? "   (target <= 1.05)" : "")
+	}
+	END {
+		if (calls != "") printf "%-52s %s\n", "nginx system calls per request (strace)", calls
+		if (ins != "") printf "%-52s %s\n", "nginx user-space instructions per request", ins
+	}
+' "$summary"
