@@ -402,7 +402,7 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 	 * member of calls.c's structure of names (name_at 0). */
 	const char *names = ufd_call_name(0);
 
-	for (int i = 0; i < UFD_NCALLS; i++) {
+	for (int i = 0; i < UFD_NREALS; i++) {
 		const struct ufd_call_key *key = &ufd_call_keys[i];
 		void *was = __atomic_load_n(&slot[i], __ATOMIC_RELAXED), *addr;
 		int r;
