@@ -127,7 +127,7 @@ lookup_real(enum ufd_call call, void *missing)
 #pragma GCC diagnostic pop
 
 /* Every pointer at its stub; slot[UFD_CALL_NAME] is r_NAME. */
-union ufd_reals ufd_reals = { {
+UFD_DATA_ALIGNED union ufd_reals ufd_reals = { {
 #define UFD_WRAP(name, ret, err, params, args, fds) .r_##name = resolve_##name,
 #define UFD_HAND(name, ret, err, params, args, why) .r_##name = resolve_##name,
 #define UFD_ALIAS(name, ret, err, params, args, why)

@@ -424,7 +424,7 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
  * kept_n (0: none) is stored after them, with release.  Written at every
  * start-up: in .data (sections.h).  In .bss they began a page of their
  * own, a page fault in every process. */
-static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP] UFD_STARTUP_RW;
+static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP] UFD_STARTUP_RW UFD_DATA_ALIGNED;
 static int kept_n UFD_STARTUP_RW;
 
 EARLY int ufd_symbols_keep(const struct ufd_symbols *s, int n)
