@@ -18,6 +18,18 @@ enum ufd_call {
 	UFD_NCALLS
 };
 
+/* How many rows have a pointer to a real function (all but calls.def's
+ * UFD_ALIAS rows, which come last): ufd_reals.slot[UFD_NREALS] in shim.h,
+ * and the rows resolved, UFD_CALL_ numbers under UFD_NREALS. */
+enum {
+#define UFD_WRAP(name, ret, err, params, args, fds) UFD_REALS_##name,
+#define UFD_HAND(name, ret, err, params, args, why) UFD_REALS_##name,
+#define UFD_ALIAS(name, ret, err, params, args, why)
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why)
+#include "calls.def"
+	UFD_NREALS
+};
+
 /*
  * What start-up's look-up of each row's real function needs (symbols.c's
  * ufd_symbols_resolve_calls), by row: its name's GNU hash (symbols.h's

@@ -48,5 +48,14 @@
  * names the first one that is not.
  */
 #define UFD_STARTUP_RW __attribute__((section(".data.ufd_startup")))
+/*
+ * A large variable of .data (or UFD_STARTUP_RW) at the alignment its type
+ * needs, not the 32 bytes GCC gives x86_64 arrays and structures of 32
+ * bytes or more (for vector moves, which none of these needs): that
+ * padding, ~100 bytes between the objects' .data, counts, since .data
+ * must end, and .bss's first variables (crtstuff's, written at exit)
+ * begin, on the page the loader writes anyway (readelf -SW).
+ */
+#define UFD_DATA_ALIGNED __attribute__((aligned(sizeof(void *))))
 
 #endif /* UFD_SECTIONS_H */

@@ -24,7 +24,7 @@
 
 /* The defaults, which load_once leaves alone when no UFD_* variable is
  * set: each must be what load_once sets for an unset variable. */
-struct ufd_settings ufd_settings = { .inherit = 1, .report_exitcode = -1,
+UFD_DATA_ALIGNED struct ufd_settings ufd_settings = { .inherit = 1, .report_exitcode = -1,
 				      .suppress_default = 1 };
 
 /* glibc's, declared only under _GNU_SOURCE. */

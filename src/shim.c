@@ -120,14 +120,18 @@ lookup_real(enum ufd_call call, void *missing)
 		return fn_(UFD_UNPAREN args, x[0], x[1], x[2], x[3], x[4], \
 			   x[5]);                                         \
 	}
+#define UFD_ALIAS(name, ret, err, params, args, why)
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why)
 #include "calls.def"
 
 #pragma GCC diagnostic pop
 
 /* Every pointer at its stub; slot[UFD_CALL_NAME] is r_NAME. */
-union ufd_reals ufd_reals = { {
+UFD_DATA_ALIGNED union ufd_reals ufd_reals = { {
 #define UFD_WRAP(name, ret, err, params, args, fds) .r_##name = resolve_##name,
 #define UFD_HAND(name, ret, err, params, args, why) .r_##name = resolve_##name,
+#define UFD_ALIAS(name, ret, err, params, args, why)
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why)
 #include "calls.def"
 } };
 #define UFD_WRAP(name, ret, err, params, args, fds) \
@@ -136,9 +140,14 @@ union ufd_reals ufd_reals = { {
 	_Static_assert(offsetof(union ufd_reals, r_##name) ==             \
 			       UFD_CALL_##name * sizeof(void *),          \
 		       #name ": its pointer is not slot[UFD_CALL_" #name "]");
+#define UFD_ALIAS(name, ret, err, params, args, why)                       \
+	_Static_assert((int)UFD_CALL_##name >= (int)UFD_NREALS,           \
+		       #name ": an alias row before a row with a pointer");
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why) \
+	UFD_ALIAS(name, ret, err, params, args, why)
 #include "calls.def"
-_Static_assert(sizeof(union ufd_reals) == sizeof(void *[UFD_NCALLS]),
-	       "one pointer a row");
+_Static_assert(sizeof(union ufd_reals) == sizeof(void *[UFD_NREALS]),
+	       "one pointer a row, but for the aliases");
 
 /*
  * The translating wrappers: each FD(x) in a row's fds becomes one line.
@@ -201,8 +210,9 @@ _Static_assert(sizeof(union ufd_reals) == sizeof(void *[UFD_NCALLS]),
 int ufd_interposed = 1;
 const char *ufd_self_name UFD_STARTUP_RW; /* written at every start-up */
 
-/* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def). */
-static const unsigned char lazy_row[UFD_NCALLS] UFD_STARTUP_DATA = {
+/* lazy_row[UFD_CALL_name]: the row is UFD_LAZY (calls.def); a UFD_LAZY
+ * naming an alias row is out of its bounds, an error. */
+static const unsigned char lazy_row[UFD_NREALS] UFD_STARTUP_DATA = {
 #define UFD_LAZY(name, why) [UFD_CALL_##name] = 1,
 #include "calls.def"
 };
@@ -231,6 +241,9 @@ UFD_EARLY static void resolve_call(enum ufd_call call, int missing)
 					     : lookup_real(UFD_CALL_##name,        \
 							   (void *)missing_##name)); \
 		break;
+#define UFD_ALIAS(name, ret, err, params, args, why) case UFD_CALL_##name:
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why) \
+	case UFD_CALL_##name:
 #include "calls.def"
 	case UFD_NCALLS:
 		break;
@@ -250,7 +263,7 @@ UFD_EARLY static void walk_fallback(enum ufd_call call, int r)
 UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
 					       int lazy_too)
 {
-	static const unsigned char none[UFD_NCALLS] UFD_STARTUP_DATA;
+	static const unsigned char none[UFD_NREALS] UFD_STARTUP_DATA;
 	const unsigned char *skip = lazy_too ? none : lazy_row;
 
 	if (walk) {
@@ -258,7 +271,7 @@ UFD_EARLY UFD_STARTUP static void resolve_rows(const struct ufd_symbols *walk,
 					  __stop_ufd_stubs, skip, walk_fallback);
 		return;
 	}
-	for (int i = 0; i < UFD_NCALLS; i++)
+	for (int i = 0; i < UFD_NREALS; i++)
 		if (!skip[i])
 			resolve_call(i, 0);
 }
@@ -357,6 +370,8 @@ __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *wa
 	check_row(walk, UFD_CALL_##name, #name, (void *)UFD_REAL(name),   \
 		  (void *)missing_##name,                                 \
 		  kept ? -1 : lazy_row[UFD_CALL_##name] && !all, &c);
+#define UFD_ALIAS(name, ret, err, params, args, why)
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why)
 #include "calls.def"
 	fprintf(stderr,
 		"ufd: resolve check: %d names, walk %s: %d found, %d missing, "
@@ -461,6 +476,9 @@ UFD_EARLY __attribute__((cold)) void *ufd_shim_real(enum ufd_call call)
 	case UFD_CALL_##name:                                             \
 		fn = lookup_real(UFD_CALL_##name, (void *)missing_##name); \
 		break;
+#define UFD_ALIAS(name, ret, err, params, args, why) case UFD_CALL_##name:
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why) \
+	case UFD_CALL_##name:
 #include "calls.def"
 	case UFD_NCALLS:
 		break;

@@ -79,6 +79,7 @@
  * ufd_reals.r_NAME: the next definition of NAME (libc's), with NAME's
  * type; ufd_reals.slot[UFD_CALL_NAME] is the same pointer, untyped, for
  * the start-up's resolution, which goes through the rows in a loop.
+ * calls.def's UFD_ALIAS rows (second names) have none: UFD_NREALS.
  * The hand-written wrappers are declared here too, so that a row whose
  * type disagrees with glibc's declaration fails to compile (and the ones
  * glibc no longer declares, such as the fortify entry points, have a
@@ -93,9 +94,11 @@ union ufd_reals {
 #define UFD_HAND(name, ret, err, params, args, why) ret (*r_##name) params;
 #define UFD_HANDV(name, ret, err, params, args, last, extra, nextra, why) \
 	ret (*r_##name)(UFD_UNPAREN params, ...);
+#define UFD_ALIAS(name, ret, err, params, args, why)
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why)
 #include "calls.def"
 	};
-	void *slot[UFD_NCALLS];
+	void *slot[UFD_NREALS];
 };
 extern UFD_HIDDEN union ufd_reals ufd_reals;
 
@@ -122,7 +125,8 @@ void ufd_shim_init(void);
 /* Resolve call's real function now if its pointer is still the stub it
  * starts at (a row before its first use), as the stub would (the kept
  * tables, else dlsym): then UFD_REAL(name) is the real function, or one
- * put in front of it, never a stub.  Keeps errno.  Not
+ * put in front of it, never a stub (an alias row of calls.def, without a
+ * pointer: nothing).  Keeps errno.  Not
  * async-signal-safe (dlsym, for a name the kept tables do not answer). */
 void ufd_shim_resolve(enum ufd_call call);
 

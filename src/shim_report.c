@@ -603,9 +603,11 @@ static int name_socketpair(int domain, int type, int protocol, int sv[2])
 	return r;
 }
 
-/* fn in front of row name, prev what it calls on (CALL_ON). */
-#define PUT_FRONT(name, fn, prev) \
-	((prev) = (__typeof__(prev))put_front_lazy(UFD_CALL_##name, (void *)(fn)))
+/* fn in front of row name, prev what it calls on (CALL_ON).  The sizeof
+ * fails to compile for a row without a pointer (calls.def's UFD_ALIAS). */
+#define PUT_FRONT(name, fn, prev)                                        \
+	((void)sizeof(ufd_reals.r_##name),                               \
+	 (prev) = (__typeof__(prev))put_front_lazy(UFD_CALL_##name, (void *)(fn)))
 #define INSTALL(name) PUT_FRONT(name, check_##name, prev_##name)
 #define INSTALL_NAMED(name) PUT_FRONT(name, name_##name, prevn_##name)
 

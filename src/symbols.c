@@ -402,7 +402,7 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
 	 * member of calls.c's structure of names (name_at 0). */
 	const char *names = ufd_call_name(0);
 
-	for (int i = 0; i < UFD_NCALLS; i++) {
+	for (int i = 0; i < UFD_NREALS; i++) {
 		const struct ufd_call_key *key = &ufd_call_keys[i];
 		void *was = __atomic_load_n(&slot[i], __ATOMIC_RELAXED), *addr;
 		int r;
@@ -424,7 +424,7 @@ EARLY void ufd_symbols_resolve_calls(const struct ufd_symbols *s, void **slot,
  * kept_n (0: none) is stored after them, with release.  Written at every
  * start-up: in .data (sections.h).  In .bss they began a page of their
  * own, a page fault in every process. */
-static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP] UFD_STARTUP_RW;
+static struct ufd_symbols_object kept[UFD_SYMBOLS_KEEP] UFD_STARTUP_RW UFD_DATA_ALIGNED;
 static int kept_n UFD_STARTUP_RW;
 
 EARLY int ufd_symbols_keep(const struct ufd_symbols *s, int n)

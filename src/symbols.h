@@ -76,7 +76,8 @@ int ufd_symbols_find(const struct ufd_symbols *s, const char *name,
 /*
  * Start-up's resolution of the real functions, one call for all the rows
  * of calls.def (calls.h's keys), ufd_symbols_find's look-up inlined:
- * each row i whose skip[i] is 0 and whose slot[i] still points into
+ * each row i under UFD_NREALS (slot[] and skip[] have no more) whose
+ * skip[i] is 0 and whose slot[i] still points into
  * [stub_lo, stub_hi) (at its stub, shim.c) gets the address the walk
  * finds, by a compare-and-swap from the value it saw (a function put in
  * front meanwhile stays); a row the walk cannot answer goes to

@@ -54,7 +54,7 @@ mq_open __mq_open_2 shm_open openpty forkpty fileno fileno_unlocked dirfd
 userfaultfd memfd_secret open_tree fsopen fsmount fspick
 """.split()
 
-CALL_ROW = re.compile(r"^UFD_(?:WRAP|NEW|HAND|HANDV)\((\w+),", re.M)
+CALL_ROW = re.compile(r"^UFD_(?:WRAP|NEW|HAND|HANDV|ALIAS|ALIASV)\((\w+),", re.M)
 
 
 def skip(why):

@@ -6,7 +6,7 @@
 set -u
 lib=$1 root=$2
 expected=$( {
-	sed -n 's/^UFD_\(WRAP\|NEW\|HAND\|HANDV\)(\([A-Za-z0-9_]*\),.*/\2/p' "$root/src/calls.def"
+	sed -n 's/^UFD_\(WRAP\|NEW\|HAND\|HANDV\|ALIAS\|ALIASV\)(\([A-Za-z0-9_]*\),.*/\2/p' "$root/src/calls.def"
 	sed -n 's/^int \([a-z_]*\)(.*);$/\1/p' "$root/include/ufd.h"
 } | sort)
 actual=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWi]$/ {print $3}' | sort)

@@ -24,12 +24,9 @@ import tempfile
 
 N = 200
 # After issue 27: +1.0 (the code page of the constructor, and libc's of
-# pthread_atfork), +1 since glibc's second names became rows (their 26
-# pointers to real functions took .data past the one page the loader
-# writes anyway: __dso_handle's page and the .bss tail's are two);
-# relative names +1 more (the written .bss page).
-MARGIN = 2.5
-MARGIN_RELATIVE = 3.5
+# pthread_atfork); relative names +1 more (the written .bss page).
+MARGIN = 1.8
+MARGIN_RELATIVE = 2.8
 
 
 def faults(env):
