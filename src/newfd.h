@@ -55,12 +55,15 @@ static inline int newfd_locks_none(void)
  * while no setting concerns new descriptors (UFD_CLOEXEC, UFD_MODE,
  * UFD_REPORT)
  * and the kernel's limit is still the application's (placement.h): then
- * a creating wrapper hands the call straight to libc.  Lock-free.
+ * a creating wrapper hands the call straight to libc.  The two words
+ * or'ed, one test (ufd_app_nofile + 1 is 0 while the limit is the
+ * application's): the stream wrappers' fast paths are within an
+ * instruction of their budgets.  Lock-free.
  */
 static inline int newfd_plain(void)
 {
-	return !ufd_settings.newfd_work &&
-	       __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) == UINT_MAX;
+	return ((__atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) + 1) |
+		(unsigned)ufd_settings.newfd_work) == 0;
 }
 
 /*

@@ -174,15 +174,6 @@ static FILE *stream_opened(FILE *fp, const char *mode, int added, enum ufd_call 
 		return NULL;                                               \
 	} while (0)
 
-/* newfd_plain() in one test, for the stream wrappers' fast paths: the
- * two words or'ed (ufd_app_nofile + 1 is 0 while the kernel's limit is
- * the application's), as closedir's test is. */
-static inline int stream_plain(void)
-{
-	return ((__atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) + 1) |
-		(unsigned)ufd_settings.newfd_work) == 0;
-}
-
 /*
  * Can an fopen go straight to libc?  So while a new descriptor is the
  * application's as the kernel makes it (newfd_plain: no setting concerns
@@ -192,7 +183,7 @@ static inline int stream_plain(void)
  */
 static inline int fopen_plain(void)
 {
-	return stream_plain() && !vfd_any();
+	return newfd_plain() && !vfd_any();
 }
 
 __attribute__((noinline)) static FILE *fopen_slow(const char *path, const char *mode)
@@ -575,7 +566,7 @@ __attribute__((noinline)) static DIR *opendir_slow(const char *path)
  * libc's. */
 UFD_PUBLIC DIR *opendir(const char *path)
 {
-	if (__builtin_expect(stream_plain() && !maybe_fd_dir(path), 1))
+	if (__builtin_expect(newfd_plain() && !maybe_fd_dir(path), 1))
 		return UFD_REAL(opendir)(path);
 	return opendir_slow(path);
 }
