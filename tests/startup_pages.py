@@ -95,7 +95,7 @@ def main():
                                  ("-rel", "a relative", MARGIN_RELATIVE)):
         over = mean["ufd" + suffix] - mean["empty" + suffix]
         print("minor faults per /bin/true, mean of %d, %s name in LD_PRELOAD: ufd %.2f, an "
-              "empty preloaded library %.2f (+%.2f; at most +%.1f)"
+              "empty preloaded library %.2f (%+.2f; at most +%.1f)"
               % (N, what, mean["ufd" + suffix], mean["empty" + suffix], over, margin))
         if over > margin:
             print("FAIL: with %s name, ufd's start-up touches %.1f pages more "
