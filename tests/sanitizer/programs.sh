@@ -1,6 +1,7 @@
 #!/bin/sh
 # Description: the sanitizer on real programs doing healthy work: bash
-# with 200 process substitutions and its redirections, gcc and make -j2
+# with 200 process substitutions and its redirections, find and xargs,
+# gcc and make -j2
 # with a jobserver, git init/commit/clone/gc, python's subprocess,
 # PostgreSQL with pgbench, sshd with a login, scp and sftp.  Each
 # runs as a user's CI would (ufd-run -m random, reports on, leaks at exit
@@ -66,6 +67,11 @@ have git "git" && check git sh -c '
 	echo x >x && git add x &&
 	git -c user.name=t -c user.email=t@t commit -q -m two &&
 	cd .. && git clone -q a b && cd b && git gc -q && git log --oneline >/dev/null'
+# find and xargs poll every number at start-up to learn which are open
+# (findutils' fdleak.c), their /proc/self/fd listing's closed among them.
+have find "find" && have xargs "xargs" && check findutils sh -c '
+	mkdir d && touch d/a d/b && find d -type f -exec cat {} + &&
+	find d -name a -execdir true {} \; && printf "%s\n" 1 2 3 4 | xargs -P2 -n1 true'
 have /usr/bin/python3 "python" && check python /usr/bin/python3 -c '
 import subprocess, os, tempfile
 for i in range(20):
