@@ -22,9 +22,10 @@ int report_probe(enum ufd_call call, long arg, const char *path);
 
 /*
  * Is a poll of the n entries fds a sweep, three or more consecutive
- * ascending numbers, asking which are open (findutils' find and xargs poll
- * every number so, 64 a call)?  Then its POLLNVAL answers are no uses
- * after close.  Async-signal-safe, no lock.
+ * ascending numbers or the next of the last sweep's, asking which are
+ * open (findutils' find and xargs poll every number so, 64 a call)?  Then
+ * its POLLNVAL answers are no uses after close.  Call it once per poll:
+ * it remembers where a sweep stopped.  Async-signal-safe, no lock.
  */
 int report_probe_poll_sweep(const struct pollfd *fds, nfds_t n);
 

@@ -398,9 +398,11 @@ static void poll_nval(const struct pollfd *fds, nfds_t n, enum ufd_call call)
 {
 	nfds_t i = 0;
 
+	if (report_probe_poll_sweep(fds, n))
+		return;
 	while (i < n && !(fds[i].revents & POLLNVAL))
 		i++;
-	if (i == n || report_probe_poll_sweep(fds, n))
+	if (i == n)
 		return;
 	for (nfds_t j = 0; j < n; j++)
 		if (vfd_in_space(fds[j].fd) && vfd_translate(fds[j].fd) != fds[j].fd)

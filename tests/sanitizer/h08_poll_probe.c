@@ -5,7 +5,10 @@
  * closedir, then every number up to it polled, 64 consecutive numbers a
  * call, without waiting, to learn which are open: POLLNVAL answers "not
  * open", as F_GETFD's EBADF does.  The directory's own number, just
- * closed, is among them: a probe, no use after close.
+ * closed, is among them: a probe, no use after close.  Then again with
+ * the directory's number polled alone after the sweep below it, as the
+ * last call is when the number ends the listing and follows a multiple
+ * of 64.
  *
  * expect: none
  */
@@ -17,6 +20,8 @@
 
 #include "bug.h"
 
+static int dir_fd;
+
 static NOINLINE int proc_max_fd(void)
 {
 	DIR *dir = opendir("/proc/self/fd");
@@ -25,6 +30,7 @@ static NOINLINE int proc_max_fd(void)
 
 	if (!dir)
 		die("opendir");
+	dir_fd = dirfd(dir);
 	while ((d = readdir(dir)))
 		if (d->d_name[0] != '.' && atoi(d->d_name) > max)
 			max = atoi(d->d_name);
@@ -53,5 +59,7 @@ static NOINLINE int visit_open_fds(int fd_min, int fd_max)
 
 int main(void)
 {
-	return visit_open_fds(0, proc_max_fd() + 1) > 0 ? 0 : 2;
+	if (visit_open_fds(0, proc_max_fd() + 1) <= 0)
+		return 2;
+	return visit_open_fds(0, dir_fd) + visit_open_fds(dir_fd, dir_fd + 1) > 0 ? 0 : 2;
 }
