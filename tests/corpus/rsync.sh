@@ -11,7 +11,7 @@ for i in 1 2 3 4 5; do seq $((i * 2000)) > src/a/f$i; done
 echo x > src/a/b/g; ln -s f1 src/a/link; printf 'bin\0\1\2' > src/c/bin
 touch -d 2020-01-01 src/a/f* src/a/b/g src/c/bin
 rsync -a src/ dst/ && diff -r src dst && echo "copied"
-echo changed >> src/a/f2; rm src/a/f3; touch -d 2020-01-02 src/a/f2
+echo changed >> src/a/f2; rm src/a/f3; touch -d 2020-01-02 src/a/f2 src/a
 rsync -a --delete --itemize-changes src/ dst/ | sort
 diff -r src dst && echo "synced with --delete"
 rsync -a --checksum src/ sum/ && diff -r src sum && echo "copied with --checksum"
