@@ -58,7 +58,6 @@ int report_probe(enum ufd_call call, long arg, const char *path)
 	return 0;
 }
 
-
 int report_probe_poll_sweep(const struct pollfd *fds, nfds_t n)
 {
 	/* The number after the last sweep's: its next call, however short
