@@ -18,7 +18,8 @@
  * jobserver descriptors, git's "is stdout closed?"), no use after close.
  * fcntl is one only with a command of probe_cmds; fstatat and statx only
  * on the descriptor itself (AT_EMPTY_PATH and an empty path), not on a
- * path under it.
+ * path under it.  A poll is one when it sweeps consecutive numbers
+ * (report_probe_poll_sweep).
  */
 enum { PROBE_ALWAYS, PROBE_GET_CMD, PROBE_EMPTY_PATH };
 static const struct {
@@ -57,3 +58,21 @@ int report_probe(enum ufd_call call, long arg, const char *path)
 	return 0;
 }
 
+int report_probe_poll_sweep(const struct pollfd *fds, nfds_t n)
+{
+	/* The number after the last sweep's: its next call, however short
+	 * (the last of 64 a call may hold one number).  One for the process:
+	 * a race between threads costs a report, no more. */
+	static int next = -1;
+
+	if (n == 0)
+		return 0;
+	for (nfds_t i = 1; i < n; i++)
+		if (fds[i].fd != fds[0].fd + (long)i)
+			return 0;
+	/* Three, as a close-all loop is three consecutive closes (report.c). */
+	if (n < 3 && fds[0].fd != __atomic_load_n(&next, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_store_n(&next, fds[0].fd + (int)n, __ATOMIC_RELAXED);
+	return 1;
+}

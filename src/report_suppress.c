@@ -332,6 +332,7 @@ void report_suppress_load(const char *path, int defaults)
  * "???". */
 struct frame {
 	const char *fun, *obj;
+	const char *file; /* the program's file when obj is a link to it */
 };
 
 static int frame_matches(const struct pattern *p, const struct frame *f)
@@ -340,7 +341,7 @@ static int frame_matches(const struct pattern *p, const struct frame *f)
 	case PAT_FUN:
 		return glob_match(p->glob, f->fun);
 	case PAT_OBJ:
-		return glob_match(p->glob, f->obj);
+		return glob_match(p->glob, f->obj) || (f->file && glob_match(p->glob, f->file));
 	default:
 		return 0;
 	}
@@ -388,10 +389,12 @@ int report_suppressed(enum report_kind kind, const char *call,
 					    info.dli_fname ? info.dli_fname : "";
 	}
 	frames[nf].fun = call;
+	frames[nf].file = NULL;
 	frames[nf++].obj = libc_path;
 	for (int i = 0; i < n && nf <= STACK_FRAMES; i++, nf++) {
 		frames[nf].fun = sym[i].name[0] ? sym[i].name : "???";
 		frames[nf].obj = sym[i].module[0] ? sym[i].module : "???";
+		frames[nf].file = stack_program_file(sym[i].module);
 	}
 	for (int r = 0; r < nrules; r++) {
 		if (!(rules[r].kinds & 1u << kind))

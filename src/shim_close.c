@@ -166,8 +166,12 @@ static int close_range_keeping(unsigned first, unsigned last, unsigned flags)
 
 /*
  * The sanitizer: close_range or closefrom (call) over [first, last]
- * spans ufd's backing descriptors and libraries' hidden ones (which it
- * leaves alone: reported), and closes the program's (recorded).
+ * spans libraries' hidden descriptors (which it leaves alone: reported),
+ * and closes the program's (recorded).  Not ufd's backing descriptors,
+ * which the range closes with their virtual ones and else leaves alone,
+ * silently: a range names no number, and ranges around the descriptors a
+ * program keeps (Python's subprocess child: [3, keep - 1], [keep + 1,
+ * ~0U]) span the backing ones of those it keeps.
  */
 static void close_range_report(unsigned first, unsigned last, unsigned flags,
 			       enum ufd_call call)
@@ -176,15 +180,6 @@ static void close_range_report(unsigned first, unsigned last, unsigned flags,
 
 	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC) || first > last)
 		return;
-	/* A backing descriptor whose virtual one the range closes goes with
-	 * it; one left behind is refused, silently but for this. */
-	for (fd = vfd_next_backing((int)(first < INT_MAX ? first : INT_MAX));
-	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_backing(fd + 1)) {
-		int owner = vfd_owner(fd);
-
-		if (owner < 0 || (unsigned)owner < first || (unsigned)owner > last)
-			report_not_owned(fd, call, 0);
-	}
 	for (fd = vfd_next_hidden(first > FD_UNSEQ_BASE ? (int)first - 1 : -1);
 	     fd >= 0 && (unsigned)fd <= last; fd = vfd_next_hidden(fd))
 		report_not_owned(fd, call, 1);

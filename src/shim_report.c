@@ -29,6 +29,7 @@
 
 #include "fdname.h"
 #include "report.h"
+#include "report_probe.h"
 #include "report_out.h"
 
 /* fn in row call's pointer, without resolving the row: the function it
@@ -387,15 +388,18 @@ static int check_pselect(int nfds, fd_set *r, fd_set *w, fd_set *e,
 
 /*
  * After a poll that found something: POLLNVAL for a number the program
- * closed is a use after close (report_ebadf).  Not on the first try of
- * an array that names an open virtual descriptor: the wrapper makes the
- * call again on a translated copy (shim_poll.c), looked at here then; the
- * copy names none.  The kernel has just written the array's revents.
+ * closed is a use after close (report_ebadf), but not in a sweep of
+ * consecutive numbers, which asks which are open (report_probe.c).  Not
+ * on the first try of an array that names an open virtual descriptor:
+ * the wrapper makes the call again on a translated copy (shim_poll.c),
+ * looked at here then; the copy names none.  The kernel has just written the array's revents.
  */
 static void poll_nval(const struct pollfd *fds, nfds_t n, enum ufd_call call)
 {
 	nfds_t i = 0;
 
+	if (report_probe_poll_sweep(fds, n))
+		return;
 	while (i < n && !(fds[i].revents & POLLNVAL))
 		i++;
 	if (i == n)

@@ -153,6 +153,7 @@ static int is_self(uintptr_t pc)
 }
 
 static char exe_path[256]; /* the program's, read at start-up */
+static char exe_file[256]; /* its file, links followed, if not exe_path */
 static void program_path(void);
 static void map_modules_once(void);
 
@@ -432,7 +433,9 @@ static void program_path(void)
 /*
  * The program's file mapped: at exe_path when that file is the program
  * (a script's is its interpreter, checked by the entry point), else at
- * /proc/self/exe's link, which exe_path becomes.
+ * /proc/self/exe's link, which exe_path becomes.  In the first case
+ * exe_file is that link when it differs (a program run by a link, as
+ * dash as sh), which suppressions' obj: lines match too.
  */
 static void map_program(uintptr_t bias)
 {
@@ -441,8 +444,14 @@ static void map_program(uintptr_t bias)
 	if (exe_path[0] == '/') {
 		elf_open(exe_path);
 		if (elf_next && !strcmp(elf_cache[elf_next - 1].path, exe_path) &&
-		    mapped_program(bias))
+		    mapped_program(bias)) {
+			n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe",
+				     (long)exe_file, sizeof(exe_file) - 1, 0, 0);
+			exe_file[n > 0 ? n : 0] = 0;
+			if (!strcmp(exe_file, exe_path))
+				exe_file[0] = 0;
 			return;
+		}
 	}
 	n = ufd_sys6(SYS_readlinkat, AT_FDCWD, (long)"/proc/self/exe", (long)exe_path,
 		     sizeof(exe_path) - 1, 0, 0);
@@ -532,4 +541,9 @@ int stack_symbolize(uintptr_t pc, struct stack_symbol *s)
 	if (s->name[0])
 		s->name_off++;
 	return 0;
+}
+
+const char *stack_program_file(const char *module)
+{
+	return exe_file[0] && !strcmp(module, exe_path) ? exe_file : NULL;
 }

@@ -77,4 +77,11 @@ struct stack_symbol {
  */
 int stack_symbolize(uintptr_t pc, struct stack_symbol *s);
 
+/*
+ * When module, a stack_symbol's, is the program run by a link to its file
+ * (dash as /bin/sh): that file's path (/usr/bin/dash), else NULL.  Known
+ * from the first stack_symbolize; no lock, no system call.
+ */
+const char *stack_program_file(const char *module);
+
 #endif /* UFD_STACK_H */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Description: the real-program corpus. Programs from Debian packages
 # (coreutils, bash, dash, find/xargs, tar/gzip, sqlite3, git, python3,
-# python3's http.server with curl, make, perl), each run through
+# python3's http.server with curl, make, perl, rsync, busybox), each run through
 # ufd-compare in UFD_MODE=all: without ufd and with it, in fresh empty
 # directories, comparing exit status, output and the files written with
 # descriptor numbers masked. Most entries must agree (exit 0). The few
@@ -121,6 +121,14 @@ run "script, flock, timeout, nohup, setsid, stdbuf, awk pipes, a FIFO, tail -f" 
 # takes in one environment string (128 KiB): it goes in a memfd.
 run "bash holding 9,000 descriptors runs ls" agree '*' "bash ls" -- bash "$c/manyfds.bash"
 run "make -j1 (no jobserver)" agree '*' "make" -- make -s -j1 -f "$c/jobs.mk"
+run "rsync: local copies (--delete, --checksum, -z, --inplace, --link-dest, --files-from)" \
+	agree '*' "rsync diff" -- sh "$c/rsync.sh"
+run "perl: pipes to and from commands, IPC::Open3, IPC::Open2, fork, dup, socketpair" \
+	agree '*' "perl" -- perl "$c/ipc.pl"
+run "busybox: ash, sort, xargs, find -exec, gzip, tar, tee, awk pipes, timeout" \
+	agree '*' "busybox" -- sh "$c/busybox.sh"
+run "python3: pty.fork, openpty with a subprocess, poll on the master" \
+	agree '*' "$py" -- "$py" "$c/terminals.py"
 
 # ---- entries that must differ, and how ----
 # ls sorts names as text: 10 comes before 2, a virtual number after it.

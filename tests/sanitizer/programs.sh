@@ -1,6 +1,7 @@
 #!/bin/sh
 # Description: the sanitizer on real programs doing healthy work: bash
-# with 200 process substitutions and its redirections, gcc and make -j2
+# with 200 process substitutions and its redirections, find and xargs,
+# gcc and make -j2
 # with a jobserver, git init/commit/clone/gc, python's subprocess,
 # PostgreSQL with pgbench, sshd with a login, scp and sftp.  Each
 # runs as a user's CI would (ufd-run -m random, reports on, leaks at exit
@@ -66,6 +67,11 @@ have git "git" && check git sh -c '
 	echo x >x && git add x &&
 	git -c user.name=t -c user.email=t@t commit -q -m two &&
 	cd .. && git clone -q a b && cd b && git gc -q && git log --oneline >/dev/null'
+# find and xargs poll every number at start-up to learn which are open
+# (findutils' fdleak.c), their /proc/self/fd listing's closed among them.
+have find "find" && have xargs "xargs" && check findutils sh -c '
+	mkdir d && touch d/a d/b && find d -type f -exec cat {} + &&
+	find d -name a -execdir true {} \; && printf "%s\n" 1 2 3 4 | xargs -P2 -n1 true'
 have /usr/bin/python3 "python" && check python /usr/bin/python3 -c '
 import subprocess, os, tempfile
 for i in range(20):
@@ -79,26 +85,32 @@ with tempfile.TemporaryFile() as f:
 # dash reading a script: its descriptor is moved high with close-on-exec
 # only when below 10, so a random or virtual number crosses every
 # command's exec.  ufd's default suppressions (report_suppress.c) hold
-# the rule; without them (UFD_SUPPRESS_DEFAULT=0) the reports come.
+# the rule; without them (UFD_SUPPRESS_DEFAULT=0) the reports come.  Run
+# as dash and, where /bin/sh is dash (Debian), as sh: the rule's obj:*/dash
+# matches the program's file, not only the name it was run by.
 have dash "dash script" && {
 	printf 'for i in 1 2 3; do true; done\nls /proc/self/fd >/dev/null\ncat /dev/null\n' >"$tmp/script.sh"
 	check dash-script dash "$tmp/script.sh"
-	for d in 0 1; do
-		rm -f "$tmp/dash$d.rep"
-		LD_PRELOAD=$preload_extra UFD_SUPPRESS_DEFAULT=$d UFD_REPORT_LEAKS=1 \
-			"$run" -m all -r "$tmp/dash$d.rep" -- dash "$tmp/script.sh" >/dev/null 2>&1
-		touch "$tmp/dash$d.rep"
+	shells=dash
+	case $(readlink -f /bin/sh) in */dash) shells="dash /bin/sh" ;; esac
+	for sh in $shells; do
+		for d in 0 1; do
+			rm -f "$tmp/dash$d.rep"
+			LD_PRELOAD=$preload_extra UFD_SUPPRESS_DEFAULT=$d UFD_REPORT_LEAKS=1 \
+				"$run" -m all -r "$tmp/dash$d.rep" -- $sh "$tmp/script.sh" >/dev/null 2>&1
+			touch "$tmp/dash$d.rep"
+		done
+		if ! grep -q "ERROR: ufd: exec-leak: .*($tmp/script.sh)\$" "$tmp/dash0.rep"; then
+			echo "FAIL dash-script as $sh: UFD_SUPPRESS_DEFAULT=0, mode all: the script's descriptor not reported"
+			failed=$((failed + 1))
+		elif [ -s "$tmp/dash1.rep" ]; then
+			echo "FAIL dash-script as $sh: mode all, default suppressions: reported"
+			cat "$tmp/dash1.rep"
+			failed=$((failed + 1))
+		else
+			echo "ok   dash-script as $sh, mode all: reported only without the default suppressions"
+		fi
 	done
-	if ! grep -q "ERROR: ufd: exec-leak: .*($tmp/script.sh)\$" "$tmp/dash0.rep"; then
-		echo "FAIL dash-script: UFD_SUPPRESS_DEFAULT=0, mode all: the script's descriptor not reported"
-		failed=$((failed + 1))
-	elif [ -s "$tmp/dash1.rep" ]; then
-		echo "FAIL dash-script: mode all, default suppressions: reported"
-		cat "$tmp/dash1.rep"
-		failed=$((failed + 1))
-	else
-		echo "ok   dash-script, mode all: reported only without the default suppressions"
-	fi
 }
 
 # PostgreSQL: initdb, a server, pgbench's set-up and 200 transactions on 4
