@@ -182,7 +182,7 @@ static size_t to_page_end(const void *p)
 
 /* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
  * its first bytes, not past its NUL's page; -EFAULT if they cannot be read
- * up to its end.  pid: the caller's getpid(), asked once per exec. */
+ * up to its end.  pid: the caller's pid, asked once per exec. */
 static int env_kind(long pid, const char *e)
 {
 	char head[ENV_HEAD];
@@ -446,8 +446,9 @@ int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	struct env_batch b;
 	char **v, *text, head[VALUE_HEAD];
 	/* For every read of envp below: the process stays itself through
-	 * the call. */
-	long pid = envp ? ufd_sys_getpid() : 0;
+	 * the call.  A vfork child's, as the kernel gave it at the vfork:
+	 * no getpid per command of a shell. */
+	long pid = !envp ? 0 : vfd_in_vfork_child() ? ufd_vfork_pid : ufd_sys_getpid();
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;

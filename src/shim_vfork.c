@@ -28,7 +28,9 @@
  * and then calls on it, overwriting whatever a C wrapper's frame held
  * there: the parent's way back must not be in memory.  As glibc's own
  * vfork does, the return address is held in a register across the system
- * call (x86_64: popped into rdi, which the kernel keeps; aarch64: x30).
+ * call (x86_64: popped into r9, which the kernel keeps; aarch64: x30).
+ * The system call is clone with vfork's flags and CLONE_PARENT_SETTID,
+ * which puts the child's pid in ufd_vfork_pid for its exec (shim_exec.h).
  * The child returns at once; the parent, whose stack is its own again
  * once the child has exec'd or exited, tail-calls vfork_end.
  * (posix_spawn's internal vfork-style child runs only glibc's internal
@@ -57,6 +59,10 @@
  * parent restore it).  Read by the wrapper's child path. */
 __attribute__((visibility("hidden"), used)) unsigned long ufd_vfork_mask;
 __attribute__((visibility("hidden"), used)) int ufd_vfork_restore;
+
+/* shim_exec.h.  Written by the kernel (CLONE_PARENT_SETTID) in the vfork
+ * below, before the child runs. */
+__attribute__((visibility("hidden"), used)) int ufd_vfork_pid;
 
 static void vfork_unblock(void)
 {
@@ -132,12 +138,20 @@ __asm__(".text\n"
 	".cfi_adjust_cfa_offset -8\n"
 	"testl %eax, %eax\n"
 	"jz ufd_vfork_fork\n"
-	"popq %rdi\n"
+	"popq %r9\n"
 	".cfi_adjust_cfa_offset -8\n"
-	".cfi_register %rip, %rdi\n"
-	"movl $58, %eax\n" /* SYS_vfork */
+	".cfi_register %rip, %r9\n"
+	/* clone(CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD, 0,
+	 * &ufd_vfork_pid, 0, 0): vfork, and the child's pid where it can
+	 * read it without a getpid. */
+	"movl $0x104111, %edi\n"
+	"xorl %esi, %esi\n"
+	"leaq ufd_vfork_pid(%rip), %rdx\n"
+	"xorl %r10d, %r10d\n"
+	"xorl %r8d, %r8d\n"
+	"movl $56, %eax\n" /* SYS_clone */
 	"syscall\n"
-	"pushq %rdi\n"
+	"pushq %r9\n"
 	".cfi_adjust_cfa_offset 8\n"
 	".cfi_rel_offset %rip, 0\n"
 	"testq %rax, %rax\n"
@@ -183,9 +197,13 @@ __asm__(".text\n"
 	".cfi_restore x29\n"
 	".cfi_def_cfa_offset 0\n"
 	"cbz w0, 2f\n"
-	"mov x0, #0x4111\n" /* CLONE_VM | CLONE_VFORK | SIGCHLD */
+	/* CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD: the
+	 * child's pid in ufd_vfork_pid (x2) before it runs. */
+	"mov x0, #0x4111\n"
+	"movk x0, #0x10, lsl #16\n"
 	"mov x1, #0\n"
-	"mov x2, #0\n"
+	"adrp x2, ufd_vfork_pid\n"
+	"add x2, x2, :lo12:ufd_vfork_pid\n"
 	"mov x3, #0\n"
 	"mov x4, #0\n"
 	"mov x8, #220\n" /* SYS_clone */
