@@ -286,7 +286,7 @@ static int move_to(int fd, int cmd, int target)
 
 int random_fd_ready(void)
 {
-	return ready();
+	return !vfd_in_vfork_child() && ready();
 }
 
 void random_fd_kept(int fd)
@@ -345,7 +345,7 @@ int random_fd_place(int fd, int from, enum ufd_call call, int cloexec)
 void random_fd_closed(int fd)
 {
 	if ((unsigned)fd < 3 || __atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY ||
-	    (unsigned)fd >= limit)
+	    (unsigned)fd >= limit || vfd_in_vfork_child())
 		return;
 	__atomic_store_n(&until[fd],
 			 __atomic_load_n(&creations, __ATOMIC_RELAXED) + quarantine,
@@ -355,7 +355,7 @@ void random_fd_closed(int fd)
 
 void random_fd_closed_range(unsigned first, unsigned last)
 {
-	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY)
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY || vfd_in_vfork_child())
 		return;
 	/* Only numbers believed open are quarantined: closefrom(3) must not
 	 * hold out the whole range. */

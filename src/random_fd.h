@@ -54,7 +54,10 @@ void random_fd_fork_child(void);
  * Is the chooser's state built (at the first use: the range, the bitmap
  * from /proc/self/fd)?  1, or 0 while another thread (or the code a
  * signal handler interrupted) builds it, or if it cannot be built: then
- * random mode leaves descriptors where the kernel made them.
+ * random mode leaves descriptors where the kernel made them.  Always 0 in
+ * a vfork child, which shares its parent's chooser: its descriptors stay
+ * where the kernel made them, and its closes (random_fd_closed) are not
+ * quarantined, so that the parent's chooser is as before once it is gone.
  */
 int random_fd_ready(void);
 

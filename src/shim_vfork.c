@@ -18,7 +18,8 @@
 
 /*
  * A real vfork where the child may share the parent's memory
- * (vfd_vfork_begin: nothing of ufd's in play, one thread); fork otherwise,
+ * (vfd_vfork_begin: nothing of ufd's in play, one thread; under reports,
+ * no descriptor of the program's that its exec could leak); fork otherwise,
  * which POSIX allows, since a vfork child that closes or dup2s through ufd
  * (CPython's subprocess does, between vfork and exec) would change the
  * parent's table.  Shells run every command with vfork: fork there costs
@@ -70,6 +71,18 @@ static void vfork_unblock(void)
 		 sizeof(ufd_vfork_mask), 0, 0);
 }
 
+/* Under UFD_REPORT, may the child share the memory?  Only while its exec
+ * could leak none of the parent's descriptors (report_exec_may_leak with
+ * nothing named): the child records and reports nothing (report.c), so a
+ * leak of the parent's it passed on would go unreported; else it forks,
+ * and its exec reports as a fork child's does.  Lock-free, as the records
+ * are; a system call (F_GETFD) per descriptor of the program's above 2
+ * that may cross. */
+static int vfork_reports_allow(void)
+{
+	return !ufd_settings.report || !report_exec_may_leak(NULL, 0, -1);
+}
+
 /* Before the system call, in the parent: 1 for a real vfork (the
  * application's signals blocked), 0 to fork. */
 __attribute__((used)) int ufd_vfork_begin(void);
@@ -85,8 +98,9 @@ __attribute__((used)) int ufd_vfork_begin(void)
 		 sizeof(mask), 0, 0);
 	changed = (mask & block) != block;
 	/* Kept only for a real vfork: a vfork child's own (a fork) must
-	 * leave its parent's alone. */
-	if (vfd_vfork_begin()) {
+	 * leave its parent's alone.  Asked with the signals blocked, so that
+	 * no handler makes a descriptor that would leak meanwhile. */
+	if (vfork_reports_allow() && vfd_vfork_begin()) {
 		ufd_vfork_mask = mask;
 		ufd_vfork_restore = changed;
 		return 1;
