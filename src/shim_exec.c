@@ -546,8 +546,11 @@ int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	char **v, *text, head[VALUE_HEAD];
 	/* For every read of envp below: the process stays itself through
 	 * the call.  A vfork child's, as the kernel gave it at the vfork:
-	 * no getpid per command of a shell. */
-	long pid = !envp ? 0 : vfd_in_vfork_child() ? ufd_vfork_pid : ufd_sys_getpid();
+	 * no getpid per command of a shell (0 where it was not given: under
+	 * qemu-user, whose vfork is a fork that writes it after). */
+	long pid = !envp ? 0
+		   : vfd_in_vfork_child() && ufd_vfork_pid > 0 ? ufd_vfork_pid
+							       : ufd_sys_getpid();
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;

@@ -27,8 +27,9 @@ extern struct vfork_child_env {
 
 /* A real vfork child's pid, which the kernel writes here before the child
  * runs (shim_vfork.c's clone, CLONE_PARENT_SETTID): the child's exec reads
- * its own memory with it, without a getpid.  Valid while
- * vfd_in_vfork_child(). */
+ * its own memory with it, without a getpid.  0 when no vfork child runs
+ * (the parent clears it once the child is gone), and in a child where it
+ * was not written (qemu-user's vfork is a fork): then getpid. */
 extern int ufd_vfork_pid __attribute__((visibility("hidden")));
 
 /*

@@ -120,6 +120,8 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 		ufd_sys_munmap(vfork_child_env.addr, vfork_child_env.len);
 		vfork_child_env.addr = NULL;
 	}
+	/* Never a child's but while it runs (shim_exec.h). */
+	ufd_vfork_pid = 0;
 	vfd_vfork_end();
 	ufd_signal_vfork_end();
 	if (ufd_vfork_restore)
