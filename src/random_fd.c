@@ -12,7 +12,8 @@
  *   rng:     a splitmix64 counter (one atomic add per draw): reproducible
  *            under UFD_SEED in a program that creates from one thread.
  * busy and until are one mapping, made at the first use (state 0 -> 1 ->
- * 2); a creation that finds the state building keeps the kernel's number.
+ * 2); a creation that finds the state building keeps the kernel's number,
+ * as one does while a vfork child runs (PAUSED).
  */
 #include "random_fd.h"
 
@@ -36,9 +37,10 @@
 /* Moves tried before the kernel's number is kept. */
 #define MOVE_TRIES 4
 
-enum { UNBUILT, BUILDING, READY, FAILED };
+/* PAUSED: while a vfork child runs in this memory (random_fd.h). */
+enum { UNBUILT, BUILDING, READY, FAILED, PAUSED };
 
-static int state;
+static int state, paused_from;
 static unsigned limit;	    /* N */
 static unsigned quarantine; /* Q */
 static uint64_t *busy;
@@ -87,9 +89,23 @@ UFD_FORK void random_fd_fork_child(void)
 	uint64_t s = ufd_settings.seed_fixed ? mix(rng ^ 0x5eed0f0c4ULL) : kernel_seed();
 
 	__atomic_store_n(&rng, s, __ATOMIC_RELAXED);
+	/* Forked by a vfork child: this memory is no vfork's. */
+	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == PAUSED)
+		__atomic_store_n(&state, paused_from, __ATOMIC_RELAXED);
 	/* Forked while another thread built the state: build it again. */
 	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == BUILDING)
 		__atomic_store_n(&state, UNBUILT, __ATOMIC_RELAXED);
+}
+
+void random_fd_vfork_begin(void)
+{
+	paused_from = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&state, PAUSED, __ATOMIC_RELAXED);
+}
+
+void random_fd_vfork_end(void)
+{
+	__atomic_store_n(&state, paused_from, __ATOMIC_RELEASE);
 }
 
 UFD_STARTUP void random_fd_init(void)
@@ -286,7 +302,7 @@ static int move_to(int fd, int cmd, int target)
 
 int random_fd_ready(void)
 {
-	return !vfd_in_vfork_child() && ready();
+	return ready();
 }
 
 void random_fd_kept(int fd)
@@ -345,7 +361,7 @@ int random_fd_place(int fd, int from, enum ufd_call call, int cloexec)
 void random_fd_closed(int fd)
 {
 	if ((unsigned)fd < 3 || __atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY ||
-	    (unsigned)fd >= limit || vfd_in_vfork_child())
+	    (unsigned)fd >= limit)
 		return;
 	__atomic_store_n(&until[fd],
 			 __atomic_load_n(&creations, __ATOMIC_RELAXED) + quarantine,
@@ -355,7 +371,7 @@ void random_fd_closed(int fd)
 
 void random_fd_closed_range(unsigned first, unsigned last)
 {
-	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY || vfd_in_vfork_child())
+	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != READY)
 		return;
 	/* Only numbers believed open are quarantined: closefrom(3) must not
 	 * hold out the whole range. */

@@ -54,12 +54,22 @@ void random_fd_fork_child(void);
  * Is the chooser's state built (at the first use: the range, the bitmap
  * from /proc/self/fd)?  1, or 0 while another thread (or the code a
  * signal handler interrupted) builds it, or if it cannot be built: then
- * random mode leaves descriptors where the kernel made them.  Always 0 in
- * a vfork child, which shares its parent's chooser: its descriptors stay
- * where the kernel made them, and its closes (random_fd_closed) are not
- * quarantined, so that the parent's chooser is as before once it is gone.
+ * random mode leaves descriptors where the kernel made them.
  */
 int random_fd_ready(void);
+
+/*
+ * Around a real vfork, in the parent (shim_vfork.c), the application's
+ * signals blocked: random_fd_vfork_begin before the system call, _end
+ * once the child has exec'd or exited.  In between the chooser is paused
+ * (random_fd_ready 0, random_fd_closed nothing): the child, which shares
+ * this memory, makes its descriptors where the kernel does, and its
+ * closes are not quarantined, so that the chooser is as before once it
+ * is gone; and the parent pays nothing per call for it.  A fork from
+ * the child has its chooser back.  Async-signal-safe.
+ */
+void random_fd_vfork_begin(void);
+void random_fd_vfork_end(void);
 
 /* fd (> 2), just made, stays where the kernel made it (newfd.h decided:
  * UFD_EXCLUDE, record locks): counted as a creation (the quarantine's

@@ -103,6 +103,8 @@ __attribute__((used)) int ufd_vfork_begin(void)
 	if (vfork_reports_allow() && vfd_vfork_begin()) {
 		ufd_vfork_mask = mask;
 		ufd_vfork_restore = changed;
+		if (ufd_settings.mode_random)
+			random_fd_vfork_begin();
 		return 1;
 	}
 	if (changed)
@@ -122,6 +124,8 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 	}
 	/* Never a child's but while it runs (shim_exec.h). */
 	ufd_vfork_pid = 0;
+	if (ufd_settings.mode_random)
+		random_fd_vfork_end();
 	vfd_vfork_end();
 	ufd_signal_vfork_end();
 	if (ufd_vfork_restore)
