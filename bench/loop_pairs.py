@@ -18,7 +18,9 @@ drift of the load between two long runs:
   rounds (the spread that matters for a median of many rounds).
 Also the minor page faults per /bin/true, which are exact.  Issue 27's
 target (at most 1.05) is the default mode's; UFD_MODE=all and random
-make vfork a fork (ufd(7)), which costs each command its page tables.
+made vfork a fork until the vfork branch (now a real one while no
+virtual descriptor is live, ufd(7)), which cost each command its page
+tables.
 
 Usage: loop_pairs.py EMPTY_LIB UFD_LIB [MODE...]   (MODE: default, all,
 random; default: default)

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "sys.h"
 #include "text.h"
+#include "vfd_shared.h"
 
 /* An argument or variable is looked at in its first STR_MAX - 1 bytes;
  * most are read whole in one system call of HEAD bytes at most. */
@@ -275,6 +276,9 @@ void report_exec_named(enum ufd_call call, char *const argv[], char *const envp[
 {
 	int all[EXEC_NAMES_MAX + 64], n = 0;
 
+	/* A vfork child's exec: report.c (nothing of a child's is reported). */
+	if (vfd_in_vfork_child())
+		return;
 	/* The caller's first (a spawn's file actions: at most 64). */
 	for (; n < n_named && n < 64; n++)
 		all[n] = named[n];

@@ -12,7 +12,8 @@
  *   rng:     a splitmix64 counter (one atomic add per draw): reproducible
  *            under UFD_SEED in a program that creates from one thread.
  * busy and until are one mapping, made at the first use (state 0 -> 1 ->
- * 2); a creation that finds the state building keeps the kernel's number.
+ * 2); a creation that finds the state building keeps the kernel's number,
+ * as one does while a vfork child runs (PAUSED).
  */
 #include "random_fd.h"
 
@@ -36,9 +37,10 @@
 /* Moves tried before the kernel's number is kept. */
 #define MOVE_TRIES 4
 
-enum { UNBUILT, BUILDING, READY, FAILED };
+/* PAUSED: while a vfork child runs in this memory (random_fd.h). */
+enum { UNBUILT, BUILDING, READY, FAILED, PAUSED };
 
-static int state;
+static int state, paused_from;
 static unsigned limit;	    /* N */
 static unsigned quarantine; /* Q */
 static uint64_t *busy;
@@ -87,9 +89,23 @@ UFD_FORK void random_fd_fork_child(void)
 	uint64_t s = ufd_settings.seed_fixed ? mix(rng ^ 0x5eed0f0c4ULL) : kernel_seed();
 
 	__atomic_store_n(&rng, s, __ATOMIC_RELAXED);
+	/* Forked by a vfork child: this memory is no vfork's. */
+	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == PAUSED)
+		__atomic_store_n(&state, paused_from, __ATOMIC_RELAXED);
 	/* Forked while another thread built the state: build it again. */
 	if (__atomic_load_n(&state, __ATOMIC_RELAXED) == BUILDING)
 		__atomic_store_n(&state, UNBUILT, __ATOMIC_RELAXED);
+}
+
+void random_fd_vfork_begin(void)
+{
+	paused_from = __atomic_load_n(&state, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&state, PAUSED, __ATOMIC_RELAXED);
+}
+
+void random_fd_vfork_end(void)
+{
+	__atomic_store_n(&state, paused_from, __ATOMIC_RELEASE);
 }
 
 UFD_STARTUP void random_fd_init(void)

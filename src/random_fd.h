@@ -58,6 +58,19 @@ void random_fd_fork_child(void);
  */
 int random_fd_ready(void);
 
+/*
+ * Around a real vfork, in the parent (shim_vfork.c), the application's
+ * signals blocked: random_fd_vfork_begin before the system call, _end
+ * once the child has exec'd or exited.  In between the chooser is paused
+ * (random_fd_ready 0, random_fd_closed nothing): the child, which shares
+ * this memory, makes its descriptors where the kernel does, and its
+ * closes are not quarantined, so that the chooser is as before once it
+ * is gone; and the parent pays nothing per call for it.  A fork from
+ * the child has its chooser back.  Async-signal-safe.
+ */
+void random_fd_vfork_begin(void);
+void random_fd_vfork_end(void);
+
 /* fd (> 2), just made, stays where the kernel made it (newfd.h decided:
  * UFD_EXCLUDE, record locks): counted as a creation (the quarantine's
  * clock), its number taken.  After random_fd_ready said 1. */

@@ -42,6 +42,16 @@
 #include "text.h"
 #include "vfd_table.h"
 
+/*
+ * A vfork child (vfd_in_vfork_child) shares its parent's memory, these
+ * records included, until it execs or exits: each entry point below
+ * returns at once there, so that nothing the child does is recorded or
+ * reported and the parent's records are exactly as before once it is gone
+ * (ufd(7): reports do not cover what a vfork child does before its exec).
+ * shim_vfork.c makes such a child only when its exec could not leak a
+ * descriptor of the parent's (report_exec_may_leak).
+ */
+
 const char *const report_kind_name[REPORT_NKINDS] = {
 	"double-close", "use-after-close", "close-not-owned",
 	"fd-set-overflow", "exec-leak", "exit-leak",
@@ -367,8 +377,11 @@ static uint32_t name_now(int fd, struct fdrec *p)
 
 void report_created(int fd, enum ufd_call call, int inherit)
 {
-	struct fdrec *p = rec_of(fd, 1);
+	struct fdrec *p;
 
+	if (vfd_in_vfork_child())
+		return;
+	p = rec_of(fd, 1);
 	if (!p)
 		return;
 	SET(p->made_stack, stack_capture());
@@ -394,7 +407,7 @@ void report_given_named(int fd)
 
 void report_inherit(int fd)
 {
-	struct fdrec *p = rec_of(fd, 0);
+	struct fdrec *p = vfd_in_vfork_child() ? NULL : rec_of(fd, 0);
 
 	if (p)
 		SET(p->inherit, 1);
@@ -415,15 +428,20 @@ static int is_close_call(enum ufd_call call)
 
 int report_closing(int fd, enum ufd_call call)
 {
-	struct fdrec *p = rec_of(fd, 1);
-	uint32_t tid = gettid_raw();
-	uint64_t me = (uint64_t)tid << 32;
-	uint64_t last = __atomic_exchange_n(&last_close, me | (uint32_t)fd, __ATOMIC_RELAXED);
-	uint32_t run = last == (me | (uint32_t)(fd - 1))
-			       ? __atomic_load_n(&last_run, __ATOMIC_RELAXED) + 1
-			       : 1;
+	struct fdrec *p;
+	uint32_t tid, run;
+	uint64_t me, last;
 	int in_held_run;
 
+	if (vfd_in_vfork_child())
+		return 0;
+	p = rec_of(fd, 1);
+	tid = gettid_raw();
+	me = (uint64_t)tid << 32;
+	last = __atomic_exchange_n(&last_close, me | (uint32_t)fd, __ATOMIC_RELAXED);
+	run = last == (me | (uint32_t)(fd - 1))
+		      ? __atomic_load_n(&last_run, __ATOMIC_RELAXED) + 1
+		      : 1;
 	__atomic_store_n(&last_run, run, __ATOMIC_RELAXED);
 	in_held_run = release_held(0, fd);
 	if (!p)
@@ -456,8 +474,11 @@ int report_closing(int fd, enum ufd_call call)
 
 void report_closed_again(int fd, enum ufd_call call)
 {
-	struct fdrec *p = rec_of(fd, 0);
+	struct fdrec *p;
 
+	if (vfd_in_vfork_child())
+		return;
+	p = rec_of(fd, 0);
 	release_held(0, -1);
 	if (p && closed_here(p) && !open_now(fd))
 		report(REPORT_DOUBLE_CLOSE, fd, call, stack_capture(), 1, NULL);
@@ -465,7 +486,7 @@ void report_closed_again(int fd, enum ufd_call call)
 
 void report_close_failed(int fd)
 {
-	struct fdrec *p = rec_of(fd, 0);
+	struct fdrec *p = vfd_in_vfork_child() ? NULL : rec_of(fd, 0);
 
 	if (p && closed_here(p))
 		SET(p->state, REC_UNKNOWN);
@@ -473,9 +494,12 @@ void report_close_failed(int fd)
 
 void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 {
-	uint32_t stack = 0, tid = gettid_raw();
-	uint32_t end = __atomic_load_n(&chunks_end, __ATOMIC_ACQUIRE);
+	uint32_t stack = 0, tid, end;
 
+	if (vfd_in_vfork_child())
+		return;
+	tid = gettid_raw();
+	end = __atomic_load_n(&chunks_end, __ATOMIC_ACQUIRE);
 	release_held(0, -1);
 	if (!chunks || first > INT_MAX)
 		return;
@@ -503,8 +527,11 @@ void report_closing_range(unsigned first, unsigned last, enum ufd_call call)
 
 void report_ebadf_args(int fd, enum ufd_call call, long arg, const char *path)
 {
-	struct fdrec *p = rec_of(fd, 0);
+	struct fdrec *p;
 
+	if (vfd_in_vfork_child())
+		return;
+	p = rec_of(fd, 0);
 	release_held(0, -1);
 	if (p && closed_here(p) && !report_probe(call, arg, path) && !open_now(fd))
 		report(REPORT_USE_AFTER_CLOSE, fd, call, stack_capture(), 1, NULL);
@@ -517,6 +544,8 @@ void report_ebadf(int fd, enum ufd_call call)
 
 void report_not_owned(int fd, enum ufd_call call, int hidden)
 {
+	if (vfd_in_vfork_child())
+		return;
 	report(REPORT_NOT_OWNED, fd, call, stack_capture(), 0,
 	       hidden ? "a library's hidden descriptor (NONSEQFD_HIDE)"
 		      : "ufd's backing descriptor of a virtual one");
@@ -524,6 +553,8 @@ void report_not_owned(int fd, enum ufd_call call, int hidden)
 
 void report_fd_set(int fd, enum ufd_call call)
 {
+	if (vfd_in_vfork_child())
+		return;
 	/* A virtual descriptor cannot fit in any fd_set: the way out. */
 	report(REPORT_FD_SET, fd, call, stack_capture(), 0,
 	       vfd_in_space(fd) ? "virtual descriptor (UFD_MODE=all; UFD_MODE=random "
@@ -594,6 +625,8 @@ int report_exec_may_leak(const int *closed, int n_closed, int close_from)
 {
 	struct may_leak m = { { NULL, closed, 0, n_closed, close_from }, 0 };
 
+	if (vfd_in_vfork_child())
+		return 0;
 	each_open_record(may_leak_at, &m);
 	return m.found;
 }
@@ -603,6 +636,8 @@ void report_exec(enum ufd_call call, const int *named, int n_named,
 {
 	struct exec_scan x = { named, closed, n_named, n_closed, close_from };
 
+	if (vfd_in_vfork_child())
+		return;
 	release_held(1, -1);
 	report_leaks(REPORT_EXEC_LEAK, call, exec_check, &x);
 }
@@ -696,7 +731,7 @@ __attribute__((destructor)) static void report_at_exit(void)
 {
 	/* The setting first: chunks is on a page of .bss that a process
 	 * without reports never touches otherwise. */
-	if (!ufd_settings.report || !chunks)
+	if (!ufd_settings.report || !chunks || vfd_in_vfork_child())
 		return;
 	release_held(1, -1);
 	report_emit_exit(0);
@@ -752,7 +787,7 @@ void report_init(void)
 
 void report_before_sandbox(void)
 {
-	if (!ufd_settings.report || !chunks)
+	if (!ufd_settings.report || !chunks || vfd_in_vfork_child())
 		return;
 	stack_load_unwinder();
 	for (int fd = 0; fd < GIVEN_BELOW; fd++) {

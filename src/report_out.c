@@ -21,6 +21,7 @@
 #include "settings.h"
 #include "sys.h"
 #include "text.h"
+#include "vfd_shared.h"
 
 /* The destination: 2 for stderr. */
 static int out_fd = 2;
@@ -216,7 +217,9 @@ void report_out_make_way(int fd)
 {
 	int was = __atomic_load_n(&out_fd, __ATOMIC_RELAXED), to;
 
-	if (fd != was || was == 2)
+	/* A vfork child's out_fd is its parent's, and it reports nothing
+	 * (report.c): its dup2 may take the number in its own table. */
+	if (fd != was || was == 2 || vfd_in_vfork_child())
 		return;
 	/* Still high: the highest free number below it, else any. */
 	to = dup_below(was, was, 2);

@@ -182,7 +182,7 @@ static size_t to_page_end(const void *p)
 
 /* Is entry e "LD_PRELOAD=...", "UFD_HANDOFF=..." or another?  Reads only
  * its first bytes, not past its NUL's page; -EFAULT if they cannot be read
- * up to its end.  pid: the caller's getpid(), asked once per exec. */
+ * up to its end.  pid: the caller's pid, asked once per exec. */
 static int env_kind(long pid, const char *e)
 {
 	char head[ENV_HEAD];
@@ -223,6 +223,19 @@ static int env_kind(long pid, const char *e)
 #define ENV_SPANS 4
 #define ENV_SPAN_BYTES 4096
 
+/*
+ * Where the last exec of this process found its entries' first bytes: the
+ * spans env_kinds read them from.  A shell's next command finds its
+ * environment in the same places (its vfork child stores this in its
+ * parent's memory, for the next child), so the read of the pointers reads
+ * these spans too, and a second read is made only for an entry outside
+ * them.  A guess and nothing more: an entry's kind is taken from a span
+ * only where the read that brought its pointer copied its first bytes.
+ * Relaxed atomics (threads and vfork children may write it at once); a
+ * mixed pair is a miss.
+ */
+static uintptr_t hint_lo[ENV_SPANS], hint_hi[ENV_SPANS];
+
 struct env_batch {
 	char *e[ENV_BATCH];
 	int kind[ENV_BATCH];
@@ -232,9 +245,44 @@ struct env_batch {
 	 * and how many (up to the span's end); NULL if none did. */
 	const char *preload_seen;
 	size_t preload_len;
+	/* The hint's spans that came whole with the pointers:
+	 * [hlo[s], hhi[s]) at got + hoff[s], nhint of them. */
+	uintptr_t hlo[ENV_SPANS], hhi[ENV_SPANS];
+	size_t hoff[ENV_SPANS], nhint;
 	/* What the read copied: the spans, then a head per other entry. */
 	char got[ENV_SPAN_BYTES + ENV_BATCH * ENV_HEAD];
 };
+
+/* The kinds of b's entries from the hint's spans read with the pointers:
+ * 1 if every entry's first bytes were there, else 0 (nothing set). */
+static int kinds_from_hint(struct env_batch *b)
+{
+	size_t j, s, at[ENV_BATCH];
+
+	for (j = 0; j < b->n; j++) {
+		uintptr_t e = (uintptr_t)b->e[j];
+
+		for (s = 0; s < b->nhint; s++)
+			if (e >= b->hlo[s] && e + ENV_HEAD > e && e + ENV_HEAD <= b->hhi[s])
+				break;
+		if (s == b->nhint)
+			return 0;
+		at[j] = s;
+	}
+	b->preload_seen = NULL;
+	for (j = 0; j < b->n; j++) {
+		s = at[j];
+		b->kind[j] = head_kind(b->got + b->hoff[s] +
+					       ((uintptr_t)b->e[j] - b->hlo[s]),
+				       ENV_HEAD);
+		if (b->kind[j] == ENV_PRELOAD) {
+			b->preload_seen = b->got + b->hoff[s] +
+					  ((uintptr_t)b->e[j] - b->hlo[s]);
+			b->preload_len = b->hhi[s] - (uintptr_t)b->e[j];
+		}
+	}
+	return 1;
+}
 
 /* Entry at, its first ENV_HEAD bytes at [at, end), into one of the n
  * spans [lo[s], hi[s]) (or a new one), *total bytes in all kept at most
@@ -275,6 +323,8 @@ static int env_kinds(long pid, struct env_batch *b)
 	signed char in[ENV_BATCH];
 	long want;
 
+	if (kinds_from_hint(b))
+		return 0;
 	for (j = 0; j < b->n; j++) {
 		uintptr_t at = (uintptr_t)b->e[j];
 
@@ -317,6 +367,11 @@ static int env_kinds(long pid, struct env_batch *b)
 	b->preload_seen = NULL;
 	if (k && ufd_sys6(SYS_process_vm_readv, pid, (long)&mine, 1, (long)theirs,
 			  (long)k, 0) == want) {
+		/* The next exec's guess (spans past nspan: none). */
+		for (s = 0; s < ENV_SPANS; s++) {
+			__atomic_store_n(&hint_lo[s], s < nspan ? lo[s] : 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&hint_hi[s], s < nspan ? hi[s] : 0, __ATOMIC_RELAXED);
+		}
 		for (j = 0; j < b->n; j++) {
 			b->kind[j] = head_kind(b->got + off[j], ENV_HEAD);
 			if (b->kind[j] == ENV_PRELOAD && in[j] >= 0) {
@@ -336,6 +391,50 @@ static int env_kinds(long pid, struct env_batch *b)
 	return 0;
 }
 
+/*
+ * ask bytes of pointers at src (within one page) into b->e, and with them,
+ * in the same process_vm_readv, the hint's spans into b->got (b->nhint:
+ * those that came whole).  Returns what ufd_sys_read_self_pid would for
+ * the pointers alone, which it is asked where the hint cannot come along.
+ */
+static long read_pointers(long pid, char *const *src, size_t ask, struct env_batch *b)
+{
+	struct ufd_iovec mine[1 + ENV_SPANS], theirs[1 + ENV_SPANS];
+	size_t n = 1, total = 0, s;
+	long r;
+
+	b->nhint = 0;
+	mine[0] = (struct ufd_iovec){ b->e, ask };
+	theirs[0] = (struct ufd_iovec){ src, ask };
+	for (s = 0; s < ENV_SPANS; s++) {
+		uintptr_t lo = __atomic_load_n(&hint_lo[s], __ATOMIC_RELAXED);
+		uintptr_t hi = __atomic_load_n(&hint_hi[s], __ATOMIC_RELAXED);
+
+		if (hi <= lo || hi - lo > ENV_SPAN_BYTES - total)
+			continue;
+		b->hlo[b->nhint] = lo;
+		b->hhi[b->nhint] = hi;
+		b->hoff[b->nhint++] = total;
+		mine[n] = (struct ufd_iovec){ b->got + total, hi - lo };
+		theirs[n++] = (struct ufd_iovec){ (const void *)lo, hi - lo };
+		total += hi - lo;
+	}
+	r = n > 1 ? ufd_sys6(SYS_process_vm_readv, pid, (long)mine, (long)n,
+			     (long)theirs, (long)n, 0)
+		  : -1;
+	if (r < (long)ask) {
+		b->nhint = 0;
+		return ufd_sys_read_self_pid(pid, b->e, src, ask);
+	}
+	/* The kernel copies the pieces in order and stops where one
+	 * cannot be read: the spans that ended within its count. */
+	for (s = 0; s < b->nhint &&
+		    (long)(ask + b->hoff[s] + (b->hhi[s] - b->hlo[s])) <= r; s++)
+		;
+	b->nhint = s;
+	return (long)ask;
+}
+
 /* Read the batch of envp's entries from `from` into b: 0, or -EFAULT
  * where the array or an entry's first bytes cannot be read. */
 static int env_read_batch(long pid, char *const envp[], size_t from,
@@ -350,7 +449,7 @@ static int env_read_batch(long pid, char *const envp[], size_t from,
 		ask = sizeof(b->e);
 	if (ask < sizeof(b->e[0]))
 		ask = sizeof(b->e[0]);
-	got = ufd_sys_read_self_pid(pid, b->e, &envp[from], ask);
+	got = read_pointers(pid, &envp[from], ask, b);
 	if (got < 0)
 		return -EFAULT;
 	have = (size_t)got / sizeof(b->e[0]);
@@ -446,8 +545,12 @@ int exec_env_make(struct exec_env *x, char *const envp[], int spawn,
 	struct env_batch b;
 	char **v, *text, head[VALUE_HEAD];
 	/* For every read of envp below: the process stays itself through
-	 * the call. */
-	long pid = envp ? ufd_sys_getpid() : 0;
+	 * the call.  A vfork child's, as the kernel gave it at the vfork:
+	 * no getpid per command of a shell (0 where it was not given: under
+	 * qemu-user, whose vfork is a fork that writes it after). */
+	long pid = !envp ? 0
+		   : vfd_in_vfork_child() && ufd_vfork_pid > 0 ? ufd_vfork_pid
+							       : ufd_sys_getpid();
 
 	memset(x, 0, sizeof(*x));
 	*out = (char **)envp;

@@ -25,6 +25,13 @@ extern struct vfork_child_env {
 	size_t len;
 } vfork_child_env __attribute__((visibility("hidden")));
 
+/* A real vfork child's pid, which the kernel writes here before the child
+ * runs (shim_vfork.c's clone, CLONE_PARENT_SETTID): the child's exec reads
+ * its own memory with it, without a getpid.  0 when no vfork child runs
+ * (the parent clears it once the child is gone), and in a child where it
+ * was not written (qemu-user's vfork is a fork): then getpid. */
+extern int ufd_vfork_pid __attribute__((visibility("hidden")));
+
 /*
  * The new environment of an exec (spawn: of a new child) from envp: the
  * hand-off, LD_PRELOAD with ufd; *out is envp itself when nothing

@@ -18,7 +18,8 @@
 
 /*
  * A real vfork where the child may share the parent's memory
- * (vfd_vfork_begin: nothing of ufd's in play, one thread); fork otherwise,
+ * (vfd_vfork_begin: nothing of ufd's in play, one thread; under reports,
+ * no descriptor of the program's that its exec could leak); fork otherwise,
  * which POSIX allows, since a vfork child that closes or dup2s through ufd
  * (CPython's subprocess does, between vfork and exec) would change the
  * parent's table.  Shells run every command with vfork: fork there costs
@@ -28,7 +29,9 @@
  * and then calls on it, overwriting whatever a C wrapper's frame held
  * there: the parent's way back must not be in memory.  As glibc's own
  * vfork does, the return address is held in a register across the system
- * call (x86_64: popped into rdi, which the kernel keeps; aarch64: x30).
+ * call (x86_64: popped into r9, which the kernel keeps; aarch64: x30).
+ * The system call is clone with vfork's flags and CLONE_PARENT_SETTID,
+ * which puts the child's pid in ufd_vfork_pid for its exec (shim_exec.h).
  * The child returns at once; the parent, whose stack is its own again
  * once the child has exec'd or exited, tail-calls vfork_end.
  * (posix_spawn's internal vfork-style child runs only glibc's internal
@@ -58,10 +61,26 @@
 __attribute__((visibility("hidden"), used)) unsigned long ufd_vfork_mask;
 __attribute__((visibility("hidden"), used)) int ufd_vfork_restore;
 
+/* shim_exec.h.  Written by the kernel (CLONE_PARENT_SETTID) in the vfork
+ * below, before the child runs. */
+__attribute__((visibility("hidden"), used)) int ufd_vfork_pid;
+
 static void vfork_unblock(void)
 {
 	ufd_sys6(SYS_rt_sigprocmask, SIG_SETMASK, (long)&ufd_vfork_mask, 0,
 		 sizeof(ufd_vfork_mask), 0, 0);
+}
+
+/* Under UFD_REPORT, may the child share the memory?  Only while its exec
+ * could leak none of the parent's descriptors (report_exec_may_leak with
+ * nothing named): the child records and reports nothing (report.c), so a
+ * leak of the parent's it passed on would go unreported; else it forks,
+ * and its exec reports as a fork child's does.  Lock-free, as the records
+ * are; a system call (F_GETFD) per descriptor of the program's above 2
+ * that may cross. */
+static int vfork_reports_allow(void)
+{
+	return !ufd_settings.report || !report_exec_may_leak(NULL, 0, -1);
 }
 
 /* Before the system call, in the parent: 1 for a real vfork (the
@@ -79,10 +98,13 @@ __attribute__((used)) int ufd_vfork_begin(void)
 		 sizeof(mask), 0, 0);
 	changed = (mask & block) != block;
 	/* Kept only for a real vfork: a vfork child's own (a fork) must
-	 * leave its parent's alone. */
-	if (vfd_vfork_begin()) {
+	 * leave its parent's alone.  Asked with the signals blocked, so that
+	 * no handler makes a descriptor that would leak meanwhile. */
+	if (vfork_reports_allow() && vfd_vfork_begin()) {
 		ufd_vfork_mask = mask;
 		ufd_vfork_restore = changed;
+		if (ufd_settings.mode_random)
+			random_fd_vfork_begin();
 		return 1;
 	}
 	if (changed)
@@ -100,6 +122,10 @@ __attribute__((used)) pid_t ufd_vfork_end(long ret)
 		ufd_sys_munmap(vfork_child_env.addr, vfork_child_env.len);
 		vfork_child_env.addr = NULL;
 	}
+	/* Never a child's but while it runs (shim_exec.h). */
+	ufd_vfork_pid = 0;
+	if (ufd_settings.mode_random)
+		random_fd_vfork_end();
 	vfd_vfork_end();
 	ufd_signal_vfork_end();
 	if (ufd_vfork_restore)
@@ -132,12 +158,20 @@ __asm__(".text\n"
 	".cfi_adjust_cfa_offset -8\n"
 	"testl %eax, %eax\n"
 	"jz ufd_vfork_fork\n"
-	"popq %rdi\n"
+	"popq %r9\n"
 	".cfi_adjust_cfa_offset -8\n"
-	".cfi_register %rip, %rdi\n"
-	"movl $58, %eax\n" /* SYS_vfork */
+	".cfi_register %rip, %r9\n"
+	/* clone(CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD, 0,
+	 * &ufd_vfork_pid, 0, 0): vfork, and the child's pid where it can
+	 * read it without a getpid. */
+	"movl $0x104111, %edi\n"
+	"xorl %esi, %esi\n"
+	"leaq ufd_vfork_pid(%rip), %rdx\n"
+	"xorl %r10d, %r10d\n"
+	"xorl %r8d, %r8d\n"
+	"movl $56, %eax\n" /* SYS_clone */
 	"syscall\n"
-	"pushq %rdi\n"
+	"pushq %r9\n"
 	".cfi_adjust_cfa_offset 8\n"
 	".cfi_rel_offset %rip, 0\n"
 	"testq %rax, %rax\n"
@@ -183,9 +217,13 @@ __asm__(".text\n"
 	".cfi_restore x29\n"
 	".cfi_def_cfa_offset 0\n"
 	"cbz w0, 2f\n"
-	"mov x0, #0x4111\n" /* CLONE_VM | CLONE_VFORK | SIGCHLD */
+	/* CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | SIGCHLD: the
+	 * child's pid in ufd_vfork_pid (x2) before it runs. */
+	"mov x0, #0x4111\n"
+	"movk x0, #0x10, lsl #16\n"
 	"mov x1, #0\n"
-	"mov x2, #0\n"
+	"adrp x2, ufd_vfork_pid\n"
+	"add x2, x2, :lo12:ufd_vfork_pid\n"
 	"mov x3, #0\n"
 	"mov x4, #0\n"
 	"mov x8, #220\n" /* SYS_clone */

@@ -27,9 +27,11 @@ int vfd_vfork_child;
 int vfd_vfork_allowed(void)
 {
 	/* Nothing of ufd's in play (vfd_table.h), and no change to the table
-	 * under way in this thread (a handler that interrupted one). */
-	return single_threaded() && !vfd_in_vfork_child() &&
-	       !ufd_settings.newfd_work && !ufd_settings.log &&
+	 * under way in this thread (a handler that interrupted one).  The
+	 * settings that concern new descriptors (UFD_MODE, UFD_CLOEXEC,
+	 * UFD_REPORT) do not matter: the child's descriptors are the
+	 * kernel's (vfd_create, random_fd_ready, report.c). */
+	return single_threaded() && !vfd_in_vfork_child() && !ufd_settings.log &&
 	       __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED) == UINT_MAX &&
 	       !__atomic_load_n(&vfd_map.live, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&vfd_mark_map.live, __ATOMIC_RELAXED) &&

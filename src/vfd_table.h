@@ -216,14 +216,14 @@ void vfd_fork_child(void);
  * until it execs or exits, while the parent's thread waits.  A real vfork
  * is made only while nothing of ufd's is in play: no virtual descriptor,
  * no close-on-fork mark, the kernel's RLIMIT_NOFILE the application's, no
- * setting that concerns new descriptors (UFD_CLOEXEC, UFD_MODE,
- * UFD_REPORT), no log, and a single thread, so that the table cannot
- * change under the child but by the child itself.  Whatever the child does
- * through ufd must then leave no trace in that memory once it is gone:
- * what would (a virtual descriptor, a close-on-fork mark) is refused with
- * -EBUSY (vfd_create, vfd_real_set_flags, vfd_real_dup with a mark), and
- * the shim above installs SA_SIGINFO handlers and execs without the
- * table.  Everything else the child may call leaves the memory as it found
+ * log, and a single thread, so that the table cannot change under the
+ * child but by the child itself.  Whatever the child does through ufd must
+ * then leave no trace in that memory once it is gone: what would (a
+ * virtual descriptor, a close-on-fork mark) is refused with -EBUSY
+ * (vfd_create, vfd_real_set_flags, vfd_real_dup with a mark), and the
+ * layers above make the child's descriptors as the kernel does whatever
+ * UFD_MODE, record and report nothing of it (random_fd_ready, report.c),
+ * install SA_SIGINFO handlers and exec without the table.  Everything else the child may call leaves the memory as it found
  * it: locks taken and let go within a call, a first set-up of the maps.
  *
  * vfd_vfork_allowed: may a vfork share the memory now?  No side effect:
