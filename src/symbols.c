@@ -45,6 +45,11 @@
 #include "calls.h"
 #include "settings.h"
 
+/* Called through the GOT, whose entry the loader fills as it relocates
+ * ufd (no lazy binding at every start-up), and whose value tells which
+ * object the loader bound ufd's reference to (ufd_symbols_open). */
+extern __typeof__(dl_iterate_phdr) dl_iterate_phdr __attribute__((noplt));
+
 /* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY); runs
  * only at start-up (settings.h's UFD_STARTUP). */
 #define EARLY __attribute__((no_sanitize("address", "thread", "undefined"))) \
@@ -192,10 +197,13 @@ EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
 	 * a name not found before it is left to dlsym. */
 	if (!s->complete)
 		return 0;
-	if (s->n == UFD_SYMBOLS_MAX || read_object(info, &s->obj[s->n]) < 0)
+	if (s->n == UFD_SYMBOLS_MAX || read_object(info, &s->obj[s->n]) < 0) {
 		s->complete = 0;
-	else
-		s->n++;
+		return 0;
+	}
+	if (s->bound_obj < 0 && holds(info, (const void *)dl_iterate_phdr))
+		s->bound_obj = s->n;
+	s->n++;
 	return 0;
 }
 
@@ -204,6 +212,7 @@ EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
 	struct walk w = { .s = s, .self = self };
 
 	s->n = 0;
+	s->bound_obj = -1;
 	s->self_name = NULL;
 	/* With LD_DYNAMIC_WEAK set (to anything), a weak definition does not
 	 * end the search, and the walk declines such definitions.  The loader

@@ -44,12 +44,16 @@ struct ufd_symbols {
 			  * too many, or one whose tables could not be
 			  * read with certainty, and those after it) */
 	int weak_final;	 /* a weak definition ends the search (no LD_DYNAMIC_WEAK) */
+	int bound_obj;	 /* the index of the object that holds the function
+			  * the loader bound ufd's own dl_iterate_phdr to
+			  * (libc's), or -1: none of them holds it */
 	struct ufd_symbols_object obj[UFD_SYMBOLS_MAX];
 };
 
 /*
  * Walk the objects loaded after the one that holds address self, in the
- * link map's order.  Returns 0, or -ENOTSUP when the walk cannot stand in
+ * link map's order, noting which of them holds the loader's binding of
+ * dl_iterate_phdr (bound_obj).  Returns 0, or -ENOTSUP when the walk cannot stand in
  * for dlsym(RTLD_NEXT): self is in no object of its namespace's list, or
  * the process has more than one namespace (LD_AUDIT modules, dlmopen),
  * where the list is not the whole story.  For objects loaded at start-up
