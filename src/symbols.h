@@ -42,7 +42,8 @@ struct ufd_symbols {
 	int n;		 /* objects held, in lookup order */
 	int complete;	 /* every object after the caller's is held (not:
 			  * too many, or one whose tables could not be
-			  * read with certainty, and those after it) */
+			  * read with certainty, and those after it; nor
+			  * those after bound_obj, which are not read) */
 	int weak_final;	 /* a weak definition ends the search (no LD_DYNAMIC_WEAK) */
 	int bound_obj;	 /* the index of the object that holds the function
 			  * the loader bound ufd's own dl_iterate_phdr to
