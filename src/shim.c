@@ -441,7 +441,7 @@ UFD_STARTUP void ufd_shim_init(void)
 	void *close_fn = NULL;
 	int kept = 0;
 
-	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
+	if (ufd_symbols_open(&syms) == 0) {
 		static const char close_name[] UFD_STARTUP_DATA = "close";
 		int r = ufd_symbols_find(&syms, close_name, sizeof(close_name) - 1,
 					 UFD_SYMBOLS_HASH("close"), &close_fn);

@@ -177,9 +177,17 @@ EARLY static int read_object(const struct dl_phdr_info *info,
 	return 0;
 }
 
+/* The linker's name for this object's ELF header, at the start of its
+ * first loaded segment: its program headers, e_phoff after it, are where
+ * the loader's list points for this object (dlpi_phdr, the loader's
+ * l_phdr, is the headers in the mapping when the first segment holds
+ * them, a copy elsewhere when not: then the walk finds no self and
+ * declines). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
 struct walk {
 	struct ufd_symbols *s;
-	const void *self;
+	const ElfW(Phdr) *self; /* this object's program headers */
 	int found_self;
 	int listed;		/* objects in the caller's namespace */
 	unsigned long long loaded; /* objects in every namespace */
@@ -203,13 +211,13 @@ EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
 		s->complete = 0;
 		return 0;
 	}
-	span_of(info, &sp);
 	if (!w->found_self) {
-		w->found_self = holds(&sp, (ElfW(Addr))w->self);
+		w->found_self = info->dlpi_phdr == w->self;
 		if (w->found_self)
 			s->self_name = info->dlpi_name;
 		return 0;
 	}
+	span_of(info, &sp);
 	if (s->n == UFD_SYMBOLS_MAX || read_object(info, &sp, &s->obj[s->n]) < 0) {
 		s->complete = 0;
 		return 0;
@@ -220,9 +228,12 @@ EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
+EARLY int ufd_symbols_open(struct ufd_symbols *s)
 {
-	struct walk w = { .s = s, .self = self };
+	struct walk w = {
+		.s = s,
+		.self = (const void *)((const char *)&__ehdr_start + __ehdr_start.e_phoff),
+	};
 
 	s->n = 0;
 	s->bound_obj = -1;

@@ -52,10 +52,11 @@ struct ufd_symbols {
 };
 
 /*
- * Walk the objects loaded after the one that holds address self, in the
+ * Walk the objects loaded after this one (libufd.so), in the
  * link map's order, noting which of them holds the loader's binding of
- * dl_iterate_phdr (bound_obj).  Returns 0, or -ENOTSUP when the walk cannot stand in
- * for dlsym(RTLD_NEXT): self is in no object of its namespace's list, or
+ * dl_iterate_phdr (bound_obj).  Returns 0, or -ENOTSUP when the walk
+ * cannot stand in for dlsym(RTLD_NEXT): this object is not found in its
+ * namespace's list (by its program headers, symbols.c), or
  * the process has more than one namespace (LD_AUDIT modules, dlmopen),
  * where the list is not the whole story.  For objects loaded at start-up
  * (LD_PRELOAD, the program's dependencies) the list is in the order of
@@ -63,7 +64,7 @@ struct ufd_symbols {
  * LD_DYNAMIC_WEAK from ufd_settings (ufd_settings_load first).  Not
  * async-signal-safe (dl_iterate_phdr takes the loader's lock).
  */
-int ufd_symbols_open(struct ufd_symbols *s, const void *self);
+int ufd_symbols_open(struct ufd_symbols *s);
 
 /*
  * The first definition of name, of len characters (strlen), whose GNU
