@@ -3,7 +3,7 @@
  * glibc_versions.h - which version of a glibc function ufd's code binds
  * to, where glibc exports the same one under an older version too: the
  * oldest.  Every version the library needs costs the loader a look-up in
- * libc's version definitions at every start-up (~330 instructions each,
+ * libc's version definitions at every start-up (~240 instructions each,
  * callgrind of /bin/true), so a need that brings nothing goes.  Forced
  * into every file of the library (meson.build's -include): a .symver
  * must be in each object that refers to the function.  tests/version_needs.sh

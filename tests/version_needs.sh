@@ -1,7 +1,7 @@
 #!/bin/sh
 # Description: the glibc versions libufd.so needs are at most those listed
 # here, each with the functions that bring it.  The loader checks every
-# needed version against libc's definitions at every start-up (~240-330
+# needed version against libc's definitions at every start-up (~240
 # instructions each, callgrind of /bin/true); src/glibc_versions.h binds
 # ufd to the oldest version of a function glibc exports under two.  A new
 # need fails here: bind to an older version of the same function, or add
