@@ -120,26 +120,30 @@ static void write_log(const char *buf, size_t len)
 #define HELD_MAX 2048
 
 __thread unsigned ufd_log_depth TLS_IE;     /* ufd_log_hold calls not released */
-static __thread unsigned held_len TLS_IE;    /* bytes reserved in held_buf */
-static __thread unsigned held_lost TLS_IE;   /* lines that did not fit */
-static __thread int held_flushing TLS_IE;    /* a release is writing held_buf */
-static __thread char held_buf[HELD_MAX] TLS_IE;
+/* This thread's held lines: one thread-local object, so one relocation
+ * at every start-up where each variable of its own had one. */
+static __thread struct {
+	unsigned len;	   /* bytes reserved in buf */
+	unsigned lost;	   /* lines that did not fit */
+	int flushing;	   /* a release is writing buf */
+	char buf[HELD_MAX];
+} held TLS_IE;
 
 /* Add a line to this thread's held lines; 0, or -1 if it does not fit. */
 static int hold_line(const char *buf, size_t len)
 {
-	unsigned at = __atomic_load_n(&held_len, __ATOMIC_RELAXED);
+	unsigned at = __atomic_load_n(&held.len, __ATOMIC_RELAXED);
 
 	do {
 		if (at + len > HELD_MAX) {
-			__atomic_add_fetch(&held_lost, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&held.lost, 1, __ATOMIC_RELAXED);
 			return -1;
 		}
-	} while (!__atomic_compare_exchange_n(&held_len, &at, at + (unsigned)len, 0,
+	} while (!__atomic_compare_exchange_n(&held.len, &at, at + (unsigned)len, 0,
 					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
 	/* [at, at + len) is this line's: a handler that interrupts the copy
 	 * reserves after it. */
-	__builtin_memcpy(held_buf + at, buf, len);
+	__builtin_memcpy(held.buf + at, buf, len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	return 0;
 }
@@ -151,40 +155,40 @@ static void flush_held(void)
 {
 	unsigned done = 0, len, lost;
 
-	if (__atomic_load_n(&held_flushing, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&held.flushing, __ATOMIC_RELAXED))
 		return; /* a handler inside a flush: the flush writes ours too */
-	__atomic_store_n(&held_flushing, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&held.flushing, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (;;) {
-		len = __atomic_load_n(&held_len, __ATOMIC_RELAXED);
+		len = __atomic_load_n(&held.len, __ATOMIC_RELAXED);
 		if (done < len) {
-			write_log(held_buf + done, len - done);
+			write_log(held.buf + done, len - done);
 			done = len;
 			continue;
 		}
-		lost = __atomic_exchange_n(&held_lost, 0, __ATOMIC_RELAXED);
+		lost = __atomic_exchange_n(&held.lost, 0, __ATOMIC_RELAXED);
 		if (lost)
 			lost_line(lost);
-		if (!__atomic_compare_exchange_n(&held_len, &len, 0, 0, __ATOMIC_RELAXED,
+		if (!__atomic_compare_exchange_n(&held.len, &len, 0, 0, __ATOMIC_RELAXED,
 						 __ATOMIC_RELAXED))
 			continue; /* a handler's line came meanwhile */
 		done = 0;
-		__atomic_store_n(&held_flushing, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&held.flushing, 0, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		/* A handler between the reset and here left its line (it saw
 		 * a flush under way): take it too. */
-		if (!__atomic_load_n(&held_len, __ATOMIC_RELAXED) &&
-		    !__atomic_load_n(&held_lost, __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&held.len, __ATOMIC_RELAXED) &&
+		    !__atomic_load_n(&held.lost, __ATOMIC_RELAXED))
 			return;
-		__atomic_store_n(&held_flushing, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&held.flushing, 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	}
 }
 
 void ufd_log_release_held(void)
 {
-	if (__atomic_load_n(&held_len, __ATOMIC_RELAXED) ||
-	    __atomic_load_n(&held_lost, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&held.len, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&held.lost, __ATOMIC_RELAXED))
 		flush_held();
 }
 
@@ -199,10 +203,10 @@ UFD_FORK void ufd_log_fork_child(int released)
 	/* The parent writes what was held; the child's lock is reset.  Each
 	 * word is written only if set: the thread's TLS page is then not
 	 * copied in a child that never logged (a page fault per fork). */
-	if (held_len | held_lost | held_flushing) {
-		held_len = 0;
-		held_lost = 0;
-		held_flushing = 0;
+	if (held.len | held.lost | held.flushing) {
+		held.len = 0;
+		held.lost = 0;
+		held.flushing = 0;
 	}
 	if (released && ufd_log_depth)
 		ufd_log_depth = 0;

@@ -381,6 +381,20 @@ __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *wa
 }
 
 /*
+ * Does dlsym(RTLD_NEXT, name) give the walk's answer (r, fn)?  ~2,400
+ * instructions with dlsym's lazy binding: asked only where the loader's
+ * own binding does not settle it (ufd_shim_init).  Out of line and cold,
+ * off start-up's pages.
+ */
+__attribute__((noinline, cold)) static int dlsym_agrees(const char *name, int r,
+							void *fn)
+{
+	void *dl = dlsym(RTLD_NEXT, name);
+
+	return (r == 0 && fn == dl) || (r == -ENOENT && !dl);
+}
+
+/*
  * Find whether the process's calls reach ufd's wrappers, and make ready
  * the look-up of the real functions.  The calls do not reach ufd when
  * libufd.so comes after libc in the lookup order: a library linked with
@@ -392,10 +406,18 @@ __attribute__((noinline)) static void check_resolve(const struct ufd_symbols *wa
  *
  * dlsym costs ~900 instructions a name, and it is not async-signal-safe:
  * the names are looked up in the hash tables of the objects after ufd
- * instead (symbols.c), whose answer is checked against dlsym's for close
- * (it must agree, or the walk is not used at all: ufd loaded after libc,
- * or by dlopen, where the objects listed after it are not what RTLD_NEXT
- * searches).  When it agrees, the tables of the objects up to libc's are
+ * instead (symbols.c).  The walk's order is RTLD_NEXT's only for an ufd
+ * loaded at start-up (not by dlopen, where the objects listed after it
+ * are not what RTLD_NEXT searches).  That is settled without dlsym when
+ * the object after ufd where the walk finds close also holds the
+ * function the loader bound ufd's own dl_iterate_phdr to: a dlopen'ed
+ * object is bound from the global scope first, whose objects (libc
+ * among them: dlopen is libc's) are all listed before it, since dlopen
+ * appends to the list; so a binding to an object after ufd means start-up.
+ * Otherwise (ufd after libc, dlopen, dl_iterate_phdr intercepted by a
+ * sanitizer's runtime before ufd, another close before libc's) the walk's
+ * answer for close is checked against dlsym's, as before: it must agree,
+ * or the walk is not used at all.  When it is used, the tables of the objects up to libc's are
  * kept, and every row but close waits at its stub until its first call,
  * which looks it up there (ufd_symbols_find_kept, async-signal-safe, so a
  * first call in a signal handler or a vfork child is safe; ~180
@@ -419,13 +441,14 @@ UFD_STARTUP void ufd_shim_init(void)
 	void *close_fn = NULL;
 	int kept = 0;
 
-	if (ufd_symbols_open(&syms, (const void *)ufd_shim_init) == 0) {
+	if (ufd_symbols_open(&syms) == 0) {
 		static const char close_name[] UFD_STARTUP_DATA = "close";
 		int r = ufd_symbols_find(&syms, close_name, sizeof(close_name) - 1,
 					 UFD_SYMBOLS_HASH("close"), &close_fn);
-		void *dl = dlsym(RTLD_NEXT, close_name);
 
-		if ((r == 0 && close_fn == dl) || (r == -ENOENT && !dl))
+		if (r == 0 && ufd_symbols_object_of(&syms, close_fn) == syms.bound_obj)
+			walk = &syms;
+		else if (dlsym_agrees(close_name, r, close_fn))
 			walk = &syms;
 		/* Written only when set: alone on its page of .bss, a store
 		 * of 0 would be a page fault in every process. */

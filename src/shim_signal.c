@@ -260,8 +260,12 @@ struct fast {
 };
 
 #define FAST_MAX 4
-static __thread struct fast fast_recs[FAST_MAX] __attribute__((tls_model("initial-exec")));
-static __thread unsigned fast_depth __attribute__((tls_model("initial-exec")));
+/* One thread-local object, so one relocation at every start-up where
+ * each variable of its own had one. */
+static __thread struct {
+	struct fast recs[FAST_MAX];
+	unsigned depth;
+} fast_tls __attribute__((tls_model("initial-exec")));
 static const char fast_unset; /* old.handler until the exchange */
 
 #if defined(__x86_64__)
@@ -279,10 +283,10 @@ __asm__(".text\n"
 /* Before a change writes handlers[sig]: lock held, signals blocked. */
 UFD_EARLY static void fast_fix(int sig)
 {
-	unsigned n = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&fast_tls.depth, __ATOMIC_RELAXED);
 
 	for (unsigned d = 0; d < n && d < FAST_MAX; d++) {
-		struct fast *f = &fast_recs[d];
+		struct fast *f = &fast_tls.recs[d];
 
 		if (f->sig == sig && !f->fixed &&
 		    *(void *volatile *)&f->old.handler != (void *)&fast_unset) {
@@ -299,7 +303,7 @@ UFD_EARLY static void fast_fix(int sig)
 UFD_EARLY static int fast_ok(int sig, const struct sigaction *act)
 {
 	return __libc_single_threaded &&
-	       __atomic_load_n(&fast_depth, __ATOMIC_RELAXED) < FAST_MAX &&
+	       __atomic_load_n(&fast_tls.depth, __ATOMIC_RELAXED) < FAST_MAX &&
 	       sig > 0 && sig < _NSIG && sig != 32 && sig != 33 &&
 	       sig != SIGABRT &&
 	       (!act || act->sa_handler == SIG_DFL || act->sa_handler == SIG_IGN);
@@ -308,8 +312,8 @@ UFD_EARLY static int fast_ok(int sig, const struct sigaction *act)
 UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 				    struct sigaction *oldact)
 {
-	unsigned d = __atomic_load_n(&fast_depth, __ATOMIC_RELAXED);
-	struct fast *f = &fast_recs[d], own;
+	unsigned d = __atomic_load_n(&fast_tls.depth, __ATOMIC_RELAXED);
+	struct fast *f = &fast_tls.recs[d], own;
 	/* A vfork child has its parent thread's records: one killed inside
 	 * the change would leave the parent's depth one higher.  It needs
 	 * none of them: no change in it installs the trampoline
@@ -331,7 +335,7 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 	f->old.handler = (void *)&fast_unset;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!child)
-		__atomic_store_n(&fast_depth, d + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&fast_tls.depth, d + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	r = ufd_sys6(SYS_rt_sigaction, sig, act ? (long)&k : 0,
 		     oldact ? (long)&f->old : 0, sizeof(k.mask), 0, 0);
@@ -347,7 +351,7 @@ UFD_EARLY static int sigaction_fast(int sig, const struct sigaction *act,
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!child)
-		__atomic_store_n(&fast_depth, d, __ATOMIC_RELAXED);
+		__atomic_store_n(&fast_tls.depth, d, __ATOMIC_RELAXED);
 	if (r < 0)
 		return ufd_ret((int)r);
 	if (oldact) {

@@ -45,6 +45,11 @@
 #include "calls.h"
 #include "settings.h"
 
+/* Called through the GOT, whose entry the loader fills as it relocates
+ * ufd (no lazy binding at every start-up), and whose value tells which
+ * object the loader bound ufd's reference to (ufd_symbols_open). */
+extern __typeof__(dl_iterate_phdr) dl_iterate_phdr __attribute__((noplt));
+
 /* May run before a sanitizer runtime is ready (shim.h's UFD_EARLY); runs
  * only at start-up (settings.h's UFD_STARTUP). */
 #define EARLY __attribute__((no_sanitize("address", "thread", "undefined"))) \
@@ -56,43 +61,54 @@
 #define ST_TYPE(info) ((info) & 0xf)
 #define FUNC_OF(bind) (((bind) << 4) | STT_FUNC) /* st_info */
 
-/* The dynamic section's pointers: glibc relocates them in place (adds
- * l_addr) where the section is writable, and leaves them alone where it
- * is not.  Rather than depend on which, take the reading that lands in
- * one of the object's loaded segments, and neither if both do. */
-EARLY static const void *dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) v)
-{
-	int as_is = 0, plus_base = 0;
+/* An object's place in memory, from one pass over its program headers:
+ * from its lowest loaded segment's start to its highest one's end (the
+ * loader reserves the whole span, gaps included, so no other object
+ * lies inside), and its dynamic section (NULL: none). */
+struct span {
+	ElfW(Addr) lo, hi;
+	const ElfW(Dyn) *dyn;
+};
 
+EARLY static void span_of(const struct dl_phdr_info *info, struct span *sp)
+{
+	sp->lo = UINTPTR_MAX;
+	sp->hi = 0;
+	sp->dyn = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		ElfW(Addr) lo = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type != PT_LOAD)
-			continue;
-		if (v >= lo && v - lo < ph->p_memsz)
-			as_is = 1;
-		if (v + info->dlpi_addr >= lo &&
-		    v + info->dlpi_addr - lo < ph->p_memsz)
-			plus_base = 1;
+		if (ph->p_type == PT_LOAD) {
+			if (lo < sp->lo)
+				sp->lo = lo;
+			if (lo + ph->p_memsz > sp->hi)
+				sp->hi = lo + ph->p_memsz;
+		} else if (ph->p_type == PT_DYNAMIC) {
+			sp->dyn = (const void *)lo;
+		}
 	}
+}
+
+/* Is address a in the object's span? */
+EARLY static inline int holds(const struct span *sp, ElfW(Addr) a)
+{
+	return a >= sp->lo && a < sp->hi;
+}
+
+/* The dynamic section's pointers: glibc relocates them in place (adds
+ * l_addr) where the section is writable, and leaves them alone where it
+ * is not (the vDSO's).  Rather than depend on which, take the reading
+ * that lands in the object's span, and neither if both do: the right
+ * one always does, so a wrong one is never taken, only declined. */
+EARLY static const void *dyn_ptr(const struct dl_phdr_info *info,
+				 const struct span *sp, ElfW(Addr) v)
+{
+	int as_is = holds(sp, v), plus_base = holds(sp, v + info->dlpi_addr);
+
 	if (as_is == plus_base && info->dlpi_addr != 0)
 		return NULL;
 	return (const void *)(as_is ? v : v + info->dlpi_addr);
-}
-
-/* Is address a in one of the object's loaded segments? */
-EARLY static int holds(const struct dl_phdr_info *info, const void *a)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		ElfW(Addr) lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type == PT_LOAD && (ElfW(Addr))a >= lo &&
-		    (ElfW(Addr))a - lo < ph->p_memsz)
-			return 1;
-	}
-	return 0;
 }
 
 /* An object with no buckets defines nothing: a bloom filter that lets no
@@ -102,19 +118,15 @@ static const uintptr_t no_bloom[1] UFD_STARTUP_DATA;
 /* Read one object's tables into o: 0, or -1 when they are not all there
  * (no DT_GNU_HASH: only the old DT_HASH, which this file does not read). */
 EARLY static int read_object(const struct dl_phdr_info *info,
-			     struct ufd_symbols_object *o)
+			     const struct span *sp, struct ufd_symbols_object *o)
 {
-	const ElfW(Dyn) *dyn = NULL;
+	const ElfW(Dyn) *dyn = sp->dyn;
 	const uint32_t *gnu_hash = NULL;
 
 	o->base = info->dlpi_addr;
 	o->symtab = o->strtab = NULL;
 	o->strsz = 0;
 	o->versym = NULL;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const void *)(info->dlpi_addr +
-					     info->dlpi_phdr[i].p_vaddr);
 	if (!dyn)
 		return -1;
 	for (; dyn->d_tag != DT_NULL; dyn++) {
@@ -130,7 +142,7 @@ EARLY static int read_object(const struct dl_phdr_info *info,
 		case DT_STRTAB:
 		case DT_VERSYM:
 		case DT_GNU_HASH:
-			p = dyn_ptr(info, dyn->d_un.d_ptr);
+			p = dyn_ptr(info, sp, dyn->d_un.d_ptr);
 			if (!p)
 				return -1;
 			if (dyn->d_tag == DT_SYMTAB)
@@ -165,9 +177,17 @@ EARLY static int read_object(const struct dl_phdr_info *info,
 	return 0;
 }
 
+/* The linker's name for this object's ELF header, at the start of its
+ * first loaded segment: its program headers, e_phoff after it, are where
+ * the loader's list points for this object (dlpi_phdr, the loader's
+ * l_phdr, is the headers in the mapping when the first segment holds
+ * them, a copy elsewhere when not: then the walk finds no self and
+ * declines). */
+extern const ElfW(Ehdr) __ehdr_start __attribute__((visibility("hidden")));
+
 struct walk {
 	struct ufd_symbols *s;
-	const void *self;
+	const ElfW(Phdr) *self; /* this object's program headers */
 	int found_self;
 	int listed;		/* objects in the caller's namespace */
 	unsigned long long loaded; /* objects in every namespace */
@@ -177,33 +197,46 @@ EARLY static int walk_one(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct walk *w = data;
 	struct ufd_symbols *s = w->s;
+	struct span sp;
 
 	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
 		return -1;
 	w->listed++;
 	w->loaded = info->dlpi_adds - info->dlpi_subs;
+	/* The objects after one the walk cannot read are never searched:
+	 * a name not found before it is left to dlsym.  Nor are those after
+	 * the one the loader bound ufd's dl_iterate_phdr to (libc), which
+	 * only ufd_symbols_find's -ENOENT would need (no kept tables). */
+	if (w->found_self && (!s->complete || s->bound_obj >= 0)) {
+		s->complete = 0;
+		return 0;
+	}
 	if (!w->found_self) {
-		w->found_self = holds(info, w->self);
+		w->found_self = info->dlpi_phdr == w->self;
 		if (w->found_self)
 			s->self_name = info->dlpi_name;
 		return 0;
 	}
-	/* The objects after one the walk cannot read are never searched:
-	 * a name not found before it is left to dlsym. */
-	if (!s->complete)
-		return 0;
-	if (s->n == UFD_SYMBOLS_MAX || read_object(info, &s->obj[s->n]) < 0)
+	span_of(info, &sp);
+	if (s->n == UFD_SYMBOLS_MAX || read_object(info, &sp, &s->obj[s->n]) < 0) {
 		s->complete = 0;
-	else
-		s->n++;
+		return 0;
+	}
+	if (holds(&sp, (ElfW(Addr))dl_iterate_phdr))
+		s->bound_obj = s->n;
+	s->n++;
 	return 0;
 }
 
-EARLY int ufd_symbols_open(struct ufd_symbols *s, const void *self)
+EARLY int ufd_symbols_open(struct ufd_symbols *s)
 {
-	struct walk w = { .s = s, .self = self };
+	struct walk w = {
+		.s = s,
+		.self = (const void *)((const char *)&__ehdr_start + __ehdr_start.e_phoff),
+	};
 
 	s->n = 0;
+	s->bound_obj = -1;
 	s->self_name = NULL;
 	/* With LD_DYNAMIC_WEAK set (to anything), a weak definition does not
 	 * end the search, and the walk declines such definitions.  The loader

@@ -42,15 +42,21 @@ struct ufd_symbols {
 	int n;		 /* objects held, in lookup order */
 	int complete;	 /* every object after the caller's is held (not:
 			  * too many, or one whose tables could not be
-			  * read with certainty, and those after it) */
+			  * read with certainty, and those after it; nor
+			  * those after bound_obj, which are not read) */
 	int weak_final;	 /* a weak definition ends the search (no LD_DYNAMIC_WEAK) */
+	int bound_obj;	 /* the index of the object that holds the function
+			  * the loader bound ufd's own dl_iterate_phdr to
+			  * (libc's), or -1: none of them holds it */
 	struct ufd_symbols_object obj[UFD_SYMBOLS_MAX];
 };
 
 /*
- * Walk the objects loaded after the one that holds address self, in the
- * link map's order.  Returns 0, or -ENOTSUP when the walk cannot stand in
- * for dlsym(RTLD_NEXT): self is in no object of its namespace's list, or
+ * Walk the objects loaded after this one (libufd.so), in the
+ * link map's order, noting which of them holds the loader's binding of
+ * dl_iterate_phdr (bound_obj).  Returns 0, or -ENOTSUP when the walk
+ * cannot stand in for dlsym(RTLD_NEXT): this object is not found in its
+ * namespace's list (by its program headers, symbols.c), or
  * the process has more than one namespace (LD_AUDIT modules, dlmopen),
  * where the list is not the whole story.  For objects loaded at start-up
  * (LD_PRELOAD, the program's dependencies) the list is in the order of
@@ -58,7 +64,7 @@ struct ufd_symbols {
  * LD_DYNAMIC_WEAK from ufd_settings (ufd_settings_load first).  Not
  * async-signal-safe (dl_iterate_phdr takes the loader's lock).
  */
-int ufd_symbols_open(struct ufd_symbols *s, const void *self);
+int ufd_symbols_open(struct ufd_symbols *s);
 
 /*
  * The first definition of name, of len characters (strlen), whose GNU

@@ -130,8 +130,10 @@ void drain_pending(void)
  * left to create_exact to close (-1 if none): replace_in_place's dup3 onto
  * it would make it again after the handler closed it, and nobody would
  * close that one. */
-static __thread uint32_t replacing TLS_IE = UINT32_MAX;
-static __thread int replacing_left TLS_IE = -1;
+static __thread struct {
+	uint32_t slot;
+	int left;
+} replacing TLS_IE = { UINT32_MAX, -1 }; /* one object: one relocation at start-up */
 
 /*
  * Close (or forget) slot idx from a signal handler that interrupted this
@@ -160,8 +162,8 @@ __attribute__((noinline)) static int release_deferred(uint32_t idx,
 	__atomic_fetch_or(&table_lock, LOCK_PENDING, __ATOMIC_SEQ_CST);
 	if (!close_backing)
 		return vfd_backing_of(v);
-	if (__atomic_load_n(&replacing, __ATOMIC_RELAXED) == idx) {
-		__atomic_store_n(&replacing_left, vfd_backing_of(v), __ATOMIC_RELAXED);
+	if (__atomic_load_n(&replacing.slot, __ATOMIC_RELAXED) == idx) {
+		__atomic_store_n(&replacing.left, vfd_backing_of(v), __ATOMIC_RELAXED);
 		return 0;
 	}
 	return ufd_sys_close(vfd_backing_of(v));
@@ -212,13 +214,13 @@ __attribute__((noinline)) static int create_exact(uint32_t at_idx, int real_fd,
 	uint32_t cur;
 	int err, left;
 
-	__atomic_store_n(&replacing, at_idx, __ATOMIC_RELAXED);
+	__atomic_store_n(&replacing.slot, at_idx, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cur = fdmap_get(&vfd_map, at_idx);
 	err = cur & VFD_BUSY ? replace_in_place(at_idx, cur, real_fd, flags) : 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&replacing, UINT32_MAX, __ATOMIC_RELAXED);
-	left = __atomic_exchange_n(&replacing_left, -1, __ATOMIC_RELAXED);
+	__atomic_store_n(&replacing.slot, UINT32_MAX, __ATOMIC_RELAXED);
+	left = __atomic_exchange_n(&replacing.left, -1, __ATOMIC_RELAXED);
 	if (left >= 0) /* a handler closed it: the close stands */
 		ufd_sys_close(left);
 	if (cur & VFD_BUSY) {

@@ -29,7 +29,7 @@ import sys
 LAYERS = [
     ("base", "raw system calls, text, settings, the log, the list of calls, "
      "the look-up of the real functions",
-     ["sys.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "posix_locks.h", "posix_locks.c", "settings.h", "settings.c",
+     ["sys.h", "glibc_versions.h", "syscall_nr.h", "text.h", "procfs.h", "procfs.c", "posix_locks.h", "posix_locks.c", "settings.h", "settings.c",
       "log.h", "log.c", "sections.h", "gnu_hash.h", "calls.def", "calls.h",
       "calls.c", "symbols.h",
       "symbols.c", "reserve.h", "reserve.c", "stack.h", "stack.c", "unwind.h", "unwind.c", "escape.h", "escape.c", "ufd.h"]),
