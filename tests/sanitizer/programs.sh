@@ -1,6 +1,6 @@
 #!/bin/sh
 # Description: the sanitizer on real programs doing healthy work: bash
-# with 200 process substitutions and its redirections, find and xargs,
+# with 200 process substitutions, its redirections and a script's pipelines, find and xargs,
 # gcc and make -j2
 # with a jobserver, git init/commit/clone/gc, python's subprocess,
 # PostgreSQL with pgbench, sshd with a login, scp and sftp.  Each
@@ -111,6 +111,24 @@ have dash "dash script" && {
 			echo "ok   dash-script as $sh, mode all: reported only without the default suppressions"
 		fi
 	done
+}
+
+# bash 5.2 closes each end of a pipeline's pipe twice (execute_cmd.c), the
+# second close failing at once: a true double close that ufd's default
+# suppressions hold (report_suppress.c).  Without them the reports come.
+have bash "bash pipelines" && {
+	printf 'echo a | cat >/dev/null\nx=$(echo b | cat)\n' >"$tmp/pipes.sh"
+	check bash-pipelines bash "$tmp/pipes.sh"
+	rm -f "$tmp/bashpipe0.rep"
+	LD_PRELOAD=$preload_extra UFD_SUPPRESS_DEFAULT=0 \
+		"$run" -r "$tmp/bashpipe0.rep" -- bash "$tmp/pipes.sh" >/dev/null 2>&1
+	touch "$tmp/bashpipe0.rep"
+	if grep -q "ERROR: ufd: double-close: .*pipe" "$tmp/bashpipe0.rep"; then
+		echo "ok   bash-pipelines: reported only without the default suppressions"
+	else
+		echo "FAIL bash-pipelines: UFD_SUPPRESS_DEFAULT=0: bash's second close not reported"
+		failed=$((failed + 1))
+	fi
 }
 
 # PostgreSQL: initdb, a server, pgbench's set-up and 200 transactions on 4
