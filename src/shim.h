@@ -295,7 +295,7 @@ int ufd_stream_closed_before(FILE *fp);
 extern int ufd_close_slow __attribute__((visibility("hidden")));
 
 /* At start-up: fork handlers for the lock of the listings of
- * /proc/self/fd (shim_stream.c). */
+ * /proc/self/fd (shim_dir.c). */
 void ufd_stream_init(void);
 
 /*
