@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * shim_dir.c - directory streams: opendir, fdopendir, readdir, rewinddir,
- * dirfd and closedir, and the listings of /proc/self/fd.
+ * dirfd and closedir, and the listings of /proc/self/fd; libc's readers
+ * of directories (scandir, glob) held to the application's limit.
  *
  * As a stdio stream (shim_stream.c), a directory stream made on a virtual
  * descriptor is made on its backing descriptor: dirfd maps it back, and
@@ -21,10 +22,14 @@
  * (NONSEQFD_HIDE) -- what the 2007 kernel patch made the kernel's own
  * listing do.
  *
- * Covered: opendir/fdopendir + readdir/readdir64 + rewinddir + closedir.
- * glibc's scandir, glob and ftw read directories through internal calls,
- * and telldir/seekdir positions are the kernel's; those see the kernel's
+ * Covered: opendir/fdopendir + readdir/readdir64 + rewinddir + closedir,
+ * and glob, which is given them (GLOB_ALTDIRFUNC) while ufd has work.
+ * glibc's scandir and ftw read directories through internal calls, and
+ * telldir/seekdir positions are the kernel's; those see the kernel's
  * listing as it is.
+ *
+ * Also scandir and scandirat, whose libc descriptor ufd does not see:
+ * EMFILE where it would be past the application's limit (ufd_app_room).
  */
 #include "shim_stream.h"
 
@@ -217,6 +222,138 @@ UFD_PUBLIC void rewinddir(DIR *dir)
 		l->last_vfd = -1;
 	}
 	UFD_REAL(rewinddir)(dir);
+}
+
+/* ---- libc's own readers of directories ---- */
+
+/*
+ * scandir and scandirat open their directory with libc's internal
+ * openat, unseen: ufd_app_room asks first whether the application has a
+ * number left, for EMFILE where the kernel would have failed that openat.
+ * An empty path is glibc's ENOENT before any system call, and the
+ * kernel's EMFILE comes before the path's errors.  Returns 0, or -1 with
+ * errno.
+ */
+static int scan_room(const char *path)
+{
+	int r;
+
+	if (path[0] == '\0' || (r = ufd_app_room()) == 0)
+		return 0;
+	errno = -r;
+	return -1;
+}
+
+UFD_PUBLIC int scandir(const char *path, struct dirent ***list,
+		       int (*filter)(const struct dirent *),
+		       int (*compar)(const struct dirent **, const struct dirent **))
+{
+	if (scan_room(path) < 0)
+		return -1;
+	UFD_PATH_BEFORE(path);
+	return UFD_REAL(scandir)(path, list, filter, compar);
+}
+
+UFD_PUBLIC int scandir64(const char *path, struct dirent64 ***list,
+			 int (*filter)(const struct dirent64 *),
+			 int (*compar)(const struct dirent64 **, const struct dirent64 **))
+{
+	if (scan_room(path) < 0)
+		return -1;
+	UFD_PATH_BEFORE(path);
+	return UFD_REAL(scandir64)(path, list, filter, compar);
+}
+
+UFD_PUBLIC int scandirat(int dirfd, const char *path, struct dirent ***list,
+			 int (*filter)(const struct dirent *),
+			 int (*compar)(const struct dirent **, const struct dirent **))
+{
+	if (scan_room(path) < 0)
+		return -1;
+	UFD_PATH_BEFORE(path);
+	return UFD_REAL(scandirat)(vfd_translate(dirfd), path, list, filter, compar);
+}
+
+UFD_PUBLIC int scandirat64(int dirfd, const char *path, struct dirent64 ***list,
+			   int (*filter)(const struct dirent64 *),
+			   int (*compar)(const struct dirent64 **, const struct dirent64 **))
+{
+	if (scan_room(path) < 0)
+		return -1;
+	UFD_PATH_BEFORE(path);
+	return UFD_REAL(scandirat64)(vfd_translate(dirfd), path, list, filter, compar);
+}
+
+/*
+ * glob opens its directories with libc's internal opendir, unseen, unless
+ * the caller gives it its own functions (GLOB_ALTDIRFUNC): while ufd has
+ * work for a new descriptor (newfd_plain: the application's limit, which
+ * the kernel's is above, or a setting) or a /dev/fd path could name a
+ * virtual descriptor, glob is given ufd's opendir, readdir, closedir,
+ * stat and lstat, so that its directories are opened as the
+ * application's (EMFILE past its limit, which glob handles as the
+ * kernel's), and a listing of /proc/self/fd is filtered.  glob's own
+ * logic is the same either way.  The flag is taken out of gl_flags
+ * again: the caller did not set it.  A caller's GLOB_ALTDIRFUNC is left
+ * alone.
+ */
+static void *glob_opendir(const char *path)
+{
+	return opendir(path);
+}
+
+static struct dirent *glob_readdir(void *dir)
+{
+	return readdir(dir);
+}
+
+static struct dirent64 *glob_readdir64(void *dir)
+{
+	return readdir64(dir);
+}
+
+static void glob_closedir(void *dir)
+{
+	closedir(dir);
+}
+
+static inline int glob_plain(int flags)
+{
+	return (newfd_plain() && !vfd_any()) || (flags & GLOB_ALTDIRFUNC);
+}
+
+UFD_PUBLIC int glob(const char *pattern, int flags,
+		    int (*errfunc)(const char *, int), glob_t *pglob)
+{
+	int r;
+
+	if (glob_plain(flags))
+		return UFD_REAL(glob)(pattern, flags, errfunc, pglob);
+	pglob->gl_opendir = glob_opendir;
+	pglob->gl_readdir = glob_readdir;
+	pglob->gl_closedir = glob_closedir;
+	pglob->gl_stat = stat;
+	pglob->gl_lstat = lstat;
+	r = UFD_REAL(glob)(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);
+	pglob->gl_flags &= ~GLOB_ALTDIRFUNC;
+	return r;
+}
+
+UFD_PUBLIC int glob64(const char *pattern, int flags,
+		      int (*errfunc)(const char *, int), glob64_t *pglob)
+{
+	int r;
+
+	if (glob_plain(flags))
+		return UFD_REAL(glob64)(pattern, flags, errfunc, pglob);
+	pglob->gl_opendir = glob_opendir;
+	pglob->gl_readdir = glob_readdir64;
+	pglob->gl_closedir = glob_closedir;
+	pglob->gl_stat = stat64;
+	pglob->gl_lstat = lstat64;
+	r = UFD_REAL(glob64)(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);
+	pglob->gl_flags &= ~GLOB_ALTDIRFUNC;
+	return r;
 }
 
 /* ---- opening and closing directory streams ---- */
