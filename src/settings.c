@@ -168,6 +168,11 @@ UFD_STARTUP static int exclude_calls(const char *item)
 	char family[64];
 	int found = 0;
 
+	/* A second name (__open) means its first (open): the descriptors
+	 * made through it are the first's. */
+	for (int i = UFD_NREALS; i < UFD_NCALLS; i++)
+		if (!strcmp(item, ufd_call_name(i)) && ufd_call_first(i) >= 0)
+			item = ufd_call_name(ufd_call_first(i));
 	for (int i = 0; i < UFD_NCALLS; i++) {
 		call_family(ufd_call_name(i), family, sizeof(family));
 		if (!strcmp(item, ufd_call_name(i)) || !strcmp(item, family)) {
