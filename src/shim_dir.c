@@ -254,16 +254,6 @@ UFD_PUBLIC int scandir(const char *path, struct dirent ***list,
 	return UFD_REAL(scandir)(path, list, filter, compar);
 }
 
-UFD_PUBLIC int scandir64(const char *path, struct dirent64 ***list,
-			 int (*filter)(const struct dirent64 *),
-			 int (*compar)(const struct dirent64 **, const struct dirent64 **))
-{
-	if (scan_room(path) < 0)
-		return -1;
-	UFD_PATH_BEFORE(path);
-	return UFD_REAL(scandir64)(path, list, filter, compar);
-}
-
 UFD_PUBLIC int scandirat(int dirfd, const char *path, struct dirent ***list,
 			 int (*filter)(const struct dirent *),
 			 int (*compar)(const struct dirent **, const struct dirent **))
@@ -307,11 +297,6 @@ static struct dirent *glob_readdir(void *dir)
 	return readdir(dir);
 }
 
-static struct dirent64 *glob_readdir64(void *dir)
-{
-	return readdir64(dir);
-}
-
 static void glob_closedir(void *dir)
 {
 	closedir(dir);
@@ -335,23 +320,6 @@ UFD_PUBLIC int glob(const char *pattern, int flags,
 	pglob->gl_stat = stat;
 	pglob->gl_lstat = lstat;
 	r = UFD_REAL(glob)(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);
-	pglob->gl_flags &= ~GLOB_ALTDIRFUNC;
-	return r;
-}
-
-UFD_PUBLIC int glob64(const char *pattern, int flags,
-		      int (*errfunc)(const char *, int), glob64_t *pglob)
-{
-	int r;
-
-	if (glob_plain(flags))
-		return UFD_REAL(glob64)(pattern, flags, errfunc, pglob);
-	pglob->gl_opendir = glob_opendir;
-	pglob->gl_readdir = glob_readdir64;
-	pglob->gl_closedir = glob_closedir;
-	pglob->gl_stat = stat64;
-	pglob->gl_lstat = lstat64;
-	r = UFD_REAL(glob64)(pattern, flags | GLOB_ALTDIRFUNC, errfunc, pglob);
 	pglob->gl_flags &= ~GLOB_ALTDIRFUNC;
 	return r;
 }

@@ -2,7 +2,7 @@
 /*
  * stream_limit.c - the streams libc opens with its own calls (opendir,
  * fopen, tmpfile, popen; and those it opens inside scandir, scandirat and
- * glob) at the application's RLIMIT_NOFILE, for
+ * glob, and their 64-bit names) at the application's RLIMIT_NOFILE, for
  * stream_limit.sh, which runs this without ufd and under ufd in each mode
  * and compares the output.  Under ufd, nonseqfd() first (when the library
  * is there): its backing descriptor makes ufd raise the kernel's soft
@@ -47,7 +47,9 @@ static int glob_error(const char *path, int err)
 static void try_dir_readers(const char *when)
 {
 	struct dirent **list;
+	struct dirent64 **list64;
 	glob_t g;
+	glob64_t g64;
 	char pattern[4096 + 2];
 	int n, r;
 
@@ -77,6 +79,18 @@ static void try_dir_readers(const char *when)
 	printf("%s: glob GLOB_ERR: %d\n", when, r);
 	if (r == 0)
 		globfree(&g);
+	/* The 64-bit names, which ufd has as second names. */
+	errno = 0;
+	n = scandir64(sub, &list64, NULL, alphasort64);
+	printf("%s: scandir64: %d %s\n", when, n, n < 0 ? strerrorname_np(errno) : "");
+	while (n > 0)
+		free(list64[--n]);
+	if (n == 0)
+		free(list64);
+	r = glob64(pattern, GLOB_ERR, NULL, &g64);
+	printf("%s: glob64 GLOB_ERR: %d\n", when, r);
+	if (r == 0)
+		globfree64(&g64);
 }
 
 /* Each stream call once: "name: ok" (and the stream closed), or its errno. */
