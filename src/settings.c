@@ -330,8 +330,8 @@ UFD_STARTUP static void read_environment(void)
  * log's destination, named in each log line) must not point into the
  * environment: programs that set their process title (PostgreSQL, nginx)
  * write over its strings.
- * A mapping, not a static buffer: a process that sets neither touches no
- * page for them, and start-up's other variables stay on as few pages.
+ * A mapping, not a static buffer: a process that does not set it touches
+ * no page for it, and start-up's other variables stay on as few pages.
  */
 UFD_STARTUP static const char *kept(const char *value)
 {
