@@ -48,3 +48,47 @@ const char *ufd_call_name(enum ufd_call call)
 {
 	return (const char *)&names + ufd_call_keys[call].name_at;
 }
+
+/*
+ * The why of each second name (calls.def's UFD_ALIAS rows, "is `open`"),
+ * which names its first: read only when UFD_EXCLUDE names a call, so
+ * neither with the start-up's data nor a table of pointers.
+ */
+static const struct alias_whys {
+#define UFD_ALIAS(name, ret, err, params, args, why) char name##_[sizeof(why)];
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why) \
+	UFD_ALIAS(name, ret, err, params, args, why)
+#include "calls.def"
+} alias_whys = {
+#define UFD_ALIAS(name, ret, err, params, args, why) why,
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why) why,
+#include "calls.def"
+};
+
+static const uint16_t alias_why_at[UFD_NCALLS - UFD_NREALS] = {
+#define UFD_ALIAS(name, ret, err, params, args, why) \
+	[UFD_CALL_##name - UFD_NREALS] = offsetof(struct alias_whys, name##_),
+#define UFD_ALIASV(name, ret, err, params, args, last, extra, nextra, why) \
+	UFD_ALIAS(name, ret, err, params, args, why)
+#include "calls.def"
+};
+
+int ufd_call_first(enum ufd_call call)
+{
+	const char *why, *name;
+	size_t len;
+
+	if ((int)call < (int)UFD_NREALS)
+		return call;
+	why = (const char *)&alias_whys + alias_why_at[call - UFD_NREALS];
+	if (why[0] != 'i' || why[1] != 's' || why[2] != ' ' || why[3] != '`')
+		return -1;
+	name = why + 4;
+	for (len = 0; name[len] && name[len] != '`'; len++)
+		;
+	for (int i = 0; i < UFD_NREALS; i++)
+		if (ufd_call_keys[i].len == len &&
+		    !__builtin_memcmp(ufd_call_name(i), name, len))
+			return i;
+	return -1;
+}

@@ -48,4 +48,11 @@ extern const struct ufd_call_key ufd_call_keys[UFD_NCALLS]
  * "open".  call < UFD_NCALLS.  Async-signal-safe. */
 const char *ufd_call_name(enum ufd_call call);
 
+/* The row of call's first name: call itself, or for a second name
+ * (calls.def's UFD_ALIAS rows: __open, _IO_fopen) the row its why names
+ * ("is `open`"), whose wrapper it calls and whose descriptors it makes;
+ * -1 if the why names no row (tests/ufd_settings.sh checks every alias).
+ * Async-signal-safe. */
+int ufd_call_first(enum ufd_call call);
+
 #endif /* UFD_CALLS_H */

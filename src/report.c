@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/select.h>
+#include <sys/single_threaded.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
@@ -754,8 +755,11 @@ void report_init(void)
 		return;
 	report_out_open();
 	report_groups_reserve();
-	my_pid = (uint32_t)ufd_sys_getpid();
+	/* A process that never had a second thread runs on its main one,
+	 * whose id is the process's: one system call (the constructor of a
+	 * library loaded later, in a thread, asks both). */
 	my_tid = (uint32_t)ufd_sys6(SYS_gettid, 0, 0, 0, 0, 0, 0);
+	my_pid = __libc_single_threaded ? my_tid : (uint32_t)ufd_sys_getpid();
 	fdname_init();
 	epoch_pid[0] = my_pid;
 	report_emit_init();

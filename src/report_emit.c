@@ -460,8 +460,7 @@ static void emit_summary(void)
 	if (lock_reports() < 0)
 		return;
 	out_len = report_summary_format(out, OUT_MAX, my_pid, ufd_settings.report_json,
-					report_out_fd() >= 0 ? ufd_settings.report
-							     : "stderr");
+					report_out_name());
 	if (out_len)
 		report_out_write(out, out_len);
 	unlock_reports();

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <termios.h>
 
+#include "reserve.h"
 #include "settings.h"
 #include "sys.h"
 #include "text.h"
@@ -25,6 +26,10 @@
 
 /* The destination: 2 for stderr. */
 static int out_fd = 2;
+/* Its name for the summary at exit: a copy of the file's path
+ * (report_out_open), since the environment that UFD_REPORT's value is in
+ * may be written over by then (a process title). */
+static const char *out_name;
 static int failed; /* a write failed: said once */
 /* The destination is a regular file, the process's RLIMIT_FSIZE soft
  * limit is finite and SIGXFSZ is not ignored: a write past the limit
@@ -154,6 +159,18 @@ static int place(int fd)
 	return to;
 }
 
+/* out_name: path, copied beside the layer's other variables, written at
+ * start-up anyway, or (a long path) into the sanitizer's reserved memory
+ * (a page touched, no system call), or path itself if that fails. */
+static void keep_name(const char *path)
+{
+	static char buf[128];
+	size_t len = strlen(path) + 1;
+	char *copy = len <= sizeof(buf) ? buf : ufd_reserve(len);
+
+	out_name = ufd_sys_is_error((long)copy) ? path : memcpy(copy, path, len);
+}
+
 int report_out_open(void)
 {
 	const char *path = ufd_settings.report;
@@ -193,6 +210,7 @@ int report_out_open(void)
 	if (!out_regular)
 		ufd_sys_fcntl(fd, F_SETFL, O_WRONLY | O_APPEND);
 	out_fd = place(fd);
+	keep_name(path);
 	if (out_regular &&
 	    ufd_sys6(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0) == 0)
 		report_out_fsize_set(rl.rlim_cur);
@@ -211,6 +229,11 @@ int report_out_fd(void)
 	int fd = __atomic_load_n(&out_fd, __ATOMIC_RELAXED);
 
 	return fd == 2 ? -1 : fd;
+}
+
+const char *report_out_name(void)
+{
+	return report_out_fd() >= 0 && out_name ? out_name : "stderr";
 }
 
 void report_out_make_way(int fd)

@@ -31,6 +31,11 @@ int report_out_open(void);
  * Lock-free, async-signal-safe. */
 int report_out_fd(void);
 
+/* The destination's name, for the summary: "stderr", or the file's path
+ * as UFD_REPORT gave it (copied at start-up).  Lock-free,
+ * async-signal-safe. */
+const char *report_out_name(void);
+
 /*
  * The program is about to dup2/dup3 onto fd: if fd is the destination's
  * number, the destination moves to the highest free number below it

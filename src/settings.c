@@ -168,6 +168,11 @@ UFD_STARTUP static int exclude_calls(const char *item)
 	char family[64];
 	int found = 0;
 
+	/* A second name (__open) means its first (open): the descriptors
+	 * made through it are the first's. */
+	for (int i = UFD_NREALS; i < UFD_NCALLS; i++)
+		if (!strcmp(item, ufd_call_name(i)) && ufd_call_first(i) >= 0)
+			item = ufd_call_name(ufd_call_first(i));
 	for (int i = 0; i < UFD_NCALLS; i++) {
 		call_family(ufd_call_name(i), family, sizeof(family));
 		if (!strcmp(item, ufd_call_name(i)) || !strcmp(item, family)) {
@@ -321,12 +326,12 @@ UFD_STARTUP static void read_environment(void)
 
 /*
  * value, copied into a mapping of its own, else (no memory) value itself;
- * NULL for NULL or "".  The settings that are read after start-up (the
- * log's and the reports' destinations, named in each log line and in the
- * summary at exit) must not point into the environment: programs that
- * set their process title (PostgreSQL, nginx) write over its strings.
- * A mapping, not a static buffer: a process that sets neither touches no
- * page for them, and start-up's other variables stay on as few pages.
+ * NULL for NULL or "".  A setting whose text is read after start-up (the
+ * log's destination, named in each log line) must not point into the
+ * environment: programs that set their process title (PostgreSQL, nginx)
+ * write over its strings.
+ * A mapping, not a static buffer: a process that does not set it touches
+ * no page for it, and start-up's other variables stay on as few pages.
  */
 UFD_STARTUP static const char *kept(const char *value)
 {
@@ -365,7 +370,11 @@ UFD_STARTUP static void load_once(void)
 	ufd_settings.mode_all = mode == 1;
 	ufd_settings.mode_random = mode == 2;
 	read_random_max();
-	ufd_settings.report = kept(setting("UFD_REPORT"));
+	/* Its text is read at start-up only: report_out.c keeps the
+	 * destination's name, a copy only when it is a file. */
+	ufd_settings.report = setting("UFD_REPORT");
+	if (ufd_settings.report && !*ufd_settings.report)
+		ufd_settings.report = NULL;
 	format = choice("UFD_REPORT_FORMAT", formats, 3);
 	ufd_settings.report_json = format == 1;
 	ufd_settings.report_xml = format == 2;

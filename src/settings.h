@@ -25,7 +25,9 @@ struct ufd_settings {
 	int random_max;	     /* UFD_RANDOM_MAX, or 0: the soft RLIMIT_NOFILE
 			      * capped at FD_SETSIZE */
 	const char *report;  /* UFD_REPORT: "stderr", a file's path, or NULL
-			      * (no reports) */
+			      * (no reports); in the environment, which a
+			      * program may write over: its text is read at
+			      * start-up only (report_out_name after) */
 	int report_json;     /* UFD_REPORT_FORMAT=json: one object a line */
 	int report_xml;	     /* UFD_REPORT_FORMAT=xml: Valgrind's XML */
 	int report_leaks;    /* UFD_REPORT_LEAKS=1: descriptors open at exit */

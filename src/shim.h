@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <aio.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <mqueue.h>
 #include <netinet/in.h>
 #include <pty.h>
@@ -294,8 +295,22 @@ int ufd_stream_closed_before(FILE *fp);
 #define UFD_CLOSE_STREAMS 2
 extern int ufd_close_slow __attribute__((visibility("hidden")));
 
+/*
+ * Before a call in which libc opens a descriptor of its own with
+ * internal calls ufd does not see (scandir: shim_dir.c): while the
+ * kernel's limit is raised above the application's (placement.h), that
+ * descriptor could get a number past the application's limit, where the
+ * kernel would have failed libc's open.  Asks for a number as the kernel
+ * would give it (one O_PATH open of "/", closed).  Returns 0, or -EMFILE
+ * when it is past the application's limit; 0 too when the limit is not
+ * raised or the open fails (libc's then fails as it will).  Another
+ * thread may take or free a number meanwhile, as it may without ufd.
+ * Async-signal-safe.  shim_limits.c.
+ */
+int ufd_app_room(void);
+
 /* At start-up: fork handlers for the lock of the listings of
- * /proc/self/fd (shim_stream.c). */
+ * /proc/self/fd (shim_dir.c). */
 void ufd_stream_init(void);
 
 /*

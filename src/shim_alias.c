@@ -158,6 +158,25 @@ UFD_PUBLIC FILE *_IO_popen(const char *command, const char *mode)
 	return popen(command, mode);
 }
 
+/* glibc's 64-bit names: the same function at the same address, struct
+ * dirent64 being struct dirent (shim_dir.c checks) and glob64_t glob_t. */
+_Static_assert(sizeof(glob64_t) == sizeof(glob_t), "glob64_t and glob_t differ");
+
+UFD_PUBLIC int scandir64(const char *path, struct dirent64 ***list,
+			 int (*filter)(const struct dirent64 *),
+			 int (*compar)(const struct dirent64 **, const struct dirent64 **))
+{
+	return scandir(path, (struct dirent ***)list,
+		       (int (*)(const struct dirent *))filter,
+		       (int (*)(const struct dirent **, const struct dirent **))compar);
+}
+
+UFD_PUBLIC int glob64(const char *pattern, int flags,
+		      int (*errfunc)(const char *, int), glob64_t *pglob)
+{
+	return glob(pattern, flags, errfunc, (glob_t *)pglob);
+}
+
 UFD_PUBLIC long __sysconf(int name)
 {
 	return sysconf(name);

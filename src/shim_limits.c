@@ -9,7 +9,9 @@
  * sysconf(_SC_OPEN_MAX) and getdtablesize report it, and setrlimit and
  * prlimit set it (with ufd's room added above).  Other resources and other
  * processes go to libc unchanged.  /proc/self/limits shows the kernel's
- * limit (ufd(7), "Differences from the kernel").
+ * limit (ufd(7), "Differences from the kernel").  ufd_app_room asks
+ * whether a descriptor libc opens for itself would be within the
+ * application's limit.
  */
 #include "shim.h"
 
@@ -139,4 +141,18 @@ UFD_EARLY UFD_PUBLIC int getdtablesize(void)
 	if (shown_soft() != UINT_MAX)
 		return (int)shown_soft();
 	return UFD_REAL(getdtablesize)();
+}
+
+int ufd_app_room(void)
+{
+	unsigned limit = __atomic_load_n(&ufd_app_nofile, __ATOMIC_RELAXED);
+	int fd;
+
+	if (__builtin_expect(limit == UINT_MAX, 1))
+		return 0;
+	fd = (int)ufd_sys6(SYS_openat, AT_FDCWD, (long)"/", O_PATH | O_CLOEXEC, 0, 0, 0);
+	if (fd < 0)
+		return 0;
+	ufd_sys_close(fd);
+	return (unsigned)fd >= limit ? -EMFILE : 0;
 }

@@ -54,7 +54,7 @@ LAYERS = [
      ["shim.h", "shim.c", "shim_fd.c", "shim_create.c", "shim_dup.c",
       "shim_fcntl.c", "shim_locks.c", "shim_close.c", "shim_msg.c", "shim_poll.c", "shim_ioctl.c",
       "shim_sysdata.c",
-      "shim_stream.c", "shim_stream_closed.c", "shim_exec.h", "shim_exec.c",
+      "shim_stream.h", "shim_stream.c", "shim_dir.c", "shim_stream_closed.c", "shim_exec.h", "shim_exec.c",
       "shim_spawn.c", "shim_vfork.c", "shim_pidfd_spawn.c", "shim_path.c",
       "shim_limits.c", "shim_clone.c", "shim_alias.c",
       "shim_signal.c", "shim_segv.c", "shim_syscall.c", "shim_report.c", "shim_chain.c"]),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Description: the streams libc opens with its own calls (opendir, fopen,
-# tmpfile, popen) get EMFILE at the application's RLIMIT_NOFILE as
+# tmpfile, popen, and inside scandir, scandirat and glob) get EMFILE at the application's RLIMIT_NOFILE as
 # without ufd, in every mode, once ufd has raised the kernel's soft limit
 # to make room for its backing descriptors (nonseqfd): the program
 # (stream_limit.c) fills its numbers, then tries each stream with none,

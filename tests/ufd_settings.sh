@@ -98,6 +98,18 @@ small "$2" && small "$3" && big "$5" && big "$7" || fail "-x pipe: $*"
 # probe's libc calls.
 set -- $(under -m all -x open,dup -- "$probe" numbers "$tmp/file")
 big "$2" && big "$3" && small "$5" && small "$7" || fail "-x open,dup: $*"
+# A second name of glibc's (calls.def's UFD_ALIAS rows) means its first:
+# __pipe is pipe, __open open.  Each is accepted, without a message.
+set -- $(under -m all -x __pipe,__open -- "$probe" numbers "$tmp/file")
+small "$2" && small "$3" && small "$5" && big "$7" || fail "-x __pipe,__open: $*"
+aliases=$(sed -n 's/^UFD_ALIASV\{0,1\}(\([A-Za-z0-9_]*\),.*/\1/p' \
+	"$(dirname "$0")/../src/calls.def")
+[ -n "$aliases" ] || fail "no UFD_ALIAS rows found in calls.def"
+for name in $aliases; do
+	UFD_EXCLUDE=$name under -m all -- "$probe" numbers "$tmp/file" \
+		>/dev/null 2>"$tmp/err" || fail "UFD_EXCLUDE=$name: exit $?"
+	[ ! -s "$tmp/err" ] || fail "UFD_EXCLUDE=$name: '$(cat "$tmp/err")'"
+done
 # By number: the kernel gives pipe 3 and 4, open 5, which stay; dup then
 # gets 6, which becomes virtual.
 set -- $(under -m all -x 3-4,5 -- "$probe" numbers "$tmp/file")

@@ -42,7 +42,7 @@ START_TEST(kb_spawn_handoff_ls)
 END_TEST
 
 /*
- * kb_fork_listing_lock.  shim_stream.c's listings_lock (a pthread mutex)
+ * kb_fork_listing_lock.  shim_dir.c's listings_lock (a pthread mutex)
  * is not taken around fork: a fork that catches another thread holding
  * it (readdir of any directory takes it while a /proc/self/fd listing is
  * open) leaves it locked forever in the child, whose next readdir hangs.
