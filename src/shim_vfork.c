@@ -261,7 +261,7 @@ __asm__(".text\n"
  * descriptor, and no lock of the table held by a thread it does not have),
  * so they run here, in glibc's order: prepare in the reverse order of
  * their registration (api.c's constructor), parent and child in it.  Not
- * the listings' (shim_stream.c): their lock is a mutex, which a signal
+ * the listings' (shim_dir.c): their lock is a mutex, which a signal
  * handler calling _Fork (async-signal-safe, as POSIX wants it) would wait
  * for forever if it interrupted its holder, and what takes it, readdir,
  * is not a function a _Fork child of a threaded process may call.
