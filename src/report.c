@@ -21,10 +21,7 @@
 #include <sys/select.h>
 #include <sys/single_threaded.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/sysmacros.h>
 #include <time.h>
-#include <linux/magic.h>
 #include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -33,6 +30,7 @@
 #include "fdname.h"
 #include "procfs.h"
 #include "report_out.h"
+#include "given.h"
 #include "report_group.h"
 #include "report_probe.h"
 #include "report_suppress.h"
@@ -244,90 +242,6 @@ uint32_t report_name_of(int fd)
 	struct fdrec *p = rec_of(of >= 0 ? of : fd, 0);
 
 	return p ? name_now(of >= 0 ? of : fd, p) : 0;
-}
-
-/* The path of a character device that fstat may say without /proc:
- * /dev/null, a pseudo-terminal's /dev/pts/N; or NULL. */
-static const char *device_path(dev_t rdev, char *buf)
-{
-	unsigned ma = major(rdev), mi = minor(rdev);
-
-	if (ma == 1 && mi == 3)
-		return "/dev/null";
-	if (ma >= 136 && ma <= 143) { /* UNIX98_PTY_SLAVE_MAJOR and on */
-		*ufd_put_decimal(stpcpy(buf, "/dev/pts/"), (ma - 136) * 256 + mi) = '\0';
-		return buf;
-	}
-	return NULL;
-}
-
-/*
- * What the kernel's /proc/self/fd link of fd says, into buf: its length,
- * or -errno.  Made without /proc where fstat tells it: a pipe's and a
- * socket's "pipe:[INODE]", "socket:[INODE]"; /dev/null or a terminal's
- * /dev/pts/N when that path is the same file.  The first readlink of
- * /proc/self/... makes the kernel build the process's /proc entries, and
- * its exit tear them down.
- */
-static long given_name(int fd, char *buf, size_t size)
-{
-	struct stat st, at;
-	struct statfs fs;
-	char dev[32];
-	const char *path;
-
-	if (ufd_sys_fstat(fd, &st) < 0)
-		return ufd_proc_fd_link(fd, buf, size);
-	if (S_ISSOCK(st.st_mode) ||
-	    (S_ISFIFO(st.st_mode) && /* not a FIFO of a file system */
-	     ufd_sys6(SYS_fstatfs, fd, (long)&fs, 0, 0, 0, 0) == 0 &&
-	     fs.f_type == PIPEFS_MAGIC)) {
-		char *p = stpcpy(buf, S_ISSOCK(st.st_mode) ? "socket:[" : "pipe:[");
-
-		p = ufd_put_decimal(p, (unsigned long)st.st_ino);
-		*p++ = ']';
-		*p = '\0';
-		return p - buf;
-	}
-	if (S_ISCHR(st.st_mode) && (path = device_path(st.st_rdev, dev)) &&
-	    ufd_sys6(SYS_newfstatat, AT_FDCWD, (long)path, (long)&at, 0, 0, 0) == 0 &&
-	    at.st_dev == st.st_dev && at.st_ino == st.st_ino && strlen(path) < size)
-		return stpcpy(buf, path) - buf;
-	return ufd_proc_fd_link(fd, buf, size);
-}
-
-/* Numbers looked at for descriptors given at start-up: bash keeps its
- * script at 255, and a table larger than 256 is rare there. */
-#define GIVEN_BELOW 256
-
-/*
- * each(fd, ctx) on each open descriptor below GIVEN_BELOW (or the soft
- * RLIMIT_NOFILE if lower), in ascending order.  One ppoll that asks for
- * no event and waits for nothing, where a number that is not open says
- * POLLNVAL: no /proc, whose listing and the entries it made for the
- * process were a fifth of what reports on added to a fork + exec.  A
- * descriptor given higher is not seen, nor an O_PATH one (poll says
- * POLLNVAL for it too).  0, or -errno.
- */
-static int each_given(void (*each)(int fd, void *ctx), void *ctx)
-{
-	struct pollfd p[GIVEN_BELOW];
-	struct timespec zero = { 0, 0 };
-	int n = GIVEN_BELOW;
-	long r;
-
-	for (int i = 0; i < GIVEN_BELOW; i++)
-		p[i] = (struct pollfd){ .fd = i, .events = 0 };
-	/* (nfds past the soft limit is EINVAL: fewer then) */
-	while ((r = ufd_sys6(SYS_ppoll, (long)p, n, (long)&zero, 0, 0, 0)) == -EINVAL &&
-	       n > 4)
-		n /= 2;
-	if (r < 0)
-		return (int)r;
-	for (int i = 0; i < n; i++)
-		if (!(p[i].revents & POLLNVAL))
-			each(i, ctx);
-	return 0;
 }
 
 /*
@@ -782,7 +696,7 @@ void report_init(void)
 		}
 		__atomic_store_n(&chunks, (struct fdrec **)p, __ATOMIC_RELEASE);
 	}
-	each_given(name_given, NULL);
+	given_each(name_given, NULL);
 	pthread_atfork(NULL, NULL, report_fork_child);
 	/* Started under a filter (inherited across exec): no later chance. */
 	if (ufd_sys6(SYS_prctl, PR_GET_SECCOMP, 0, 0, 0, 0, 0) == SECCOMP_MODE_FILTER)

@@ -47,7 +47,7 @@ LAYERS = [
       "report_probe.c", "report_group.h", "report_group.c",
       "report_suppress.h", "report_suppress.c", "report_summary.h",
       "report_summary.c", "report_internal.h", "report_emit.c",
-      "report_kind.h", "report_given.h", "report_given.c"]),
+      "report_kind.h", "report_given.h", "report_given.c", "given.h", "given.c"]),
     ("newfd", "what happens to a descriptor a call has just made",
      ["newfd.h", "newfd.c", "random_fd.h", "random_fd.c"]),
     ("shim", "the interposed entry points",
